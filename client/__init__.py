@@ -1,0 +1,1 @@
+"""Shithead client: SDK, bundled bots and the terminal client (to come)."""

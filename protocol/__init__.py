@@ -1,0 +1,1 @@
+"""The wire protocol shared by server and client (to come)."""

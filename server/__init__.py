@@ -1,0 +1,1 @@
+"""Shithead game server: the rules engine and (later) the asyncio server."""

@@ -1,0 +1,31 @@
+"""The pure rules engine of Shithead: every rule, option and preset of RULES.md.
+
+Standard library only; no I/O; randomness comes in as an argument. Typical use::
+
+    from server.engine import make_rules, Game, view_for
+
+    rules = make_rules("classic", {"goal": "winner"})
+    game = Game.new(rules, 4, seed=7)
+    seat = game.to_act()[0]
+    events = game.apply(seat, game.legal_actions(seat)[0])
+    view = view_for(game, seat)
+"""
+
+from .actions import Action, format_action, parse_action
+from .cards import build_deck, format_card, format_cards, parse_card, parse_cards
+from .deal import stack_deck
+from .errors import ErrorCode, IllegalAction, RulesError
+from .events import Event, describe, event_to_dict
+from .game import Game
+from .outcome import Outcome
+from .record import Record
+from .rules import OPTION_NAMES, PRESETS, Rules, check_seats, make_rules
+from .series import Series, Tally
+from .view import spectator_view, view_for
+
+__all__ = [
+    "Action", "ErrorCode", "Event", "Game", "IllegalAction", "OPTION_NAMES", "Outcome",
+    "PRESETS", "Record", "Rules", "RulesError", "Series", "Tally", "build_deck", "check_seats",
+    "describe", "event_to_dict", "format_action", "format_card", "format_cards", "make_rules",
+    "parse_action", "parse_card", "parse_cards", "spectator_view", "stack_deck", "view_for",
+]

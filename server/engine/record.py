@@ -1,0 +1,79 @@
+"""Game records: rules, seats, dealer, deck order and every action; they replay exactly.
+
+A :class:`Record` is plain data (``to_dict``/``from_dict`` give JSON- and msgpack-friendly
+maps with cards and actions in text form). :meth:`Record.replay` rebuilds the game by
+dealing the same deck and applying the same actions, so it reaches the identical state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action, format_action, parse_action
+from .cards import format_card, parse_card
+from .game import Game
+from .outcome import Outcome
+from .rules import Rules, make_rules
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Everything needed to replay a game. ``actions`` are ``(seat, action tuple)`` pairs."""
+
+    preset: str
+    options: dict[str, Any]
+    seats: int
+    dealer: int
+    deck: tuple[int, ...]
+    actions: tuple[tuple[int, Action], ...]
+    outcome: Outcome | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, game: Game) -> Record:
+        """The record of ``game`` so far."""
+        return cls(
+            preset=game.rules.preset,
+            options=game.rules.overrides(),
+            seats=game.n,
+            dealer=game.dealer,
+            deck=game.deck,
+            actions=tuple(game.history),
+            outcome=game.outcome(),
+        )
+
+    def rules(self) -> Rules:
+        return make_rules(self.preset, self.options)
+
+    def replay(self, upto: int | None = None) -> Game:
+        """A new game with the first ``upto`` actions (all by default) applied again."""
+        game = Game(self.rules(), self.seats, self.dealer, list(self.deck))
+        for seat, action in self.actions[:upto]:
+            game.apply(seat, action)
+        return game
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "preset": self.preset,
+            "options": self.options,
+            "seats": self.seats,
+            "dealer": self.dealer,
+            "deck": [format_card(c) for c in self.deck],
+            "actions": [[seat, format_action(a)] for seat, a in self.actions],
+            "outcome": self.outcome.to_dict() if self.outcome else None,
+            **({"extra": self.extra} if self.extra else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Record:
+        return cls(
+            preset=d["preset"],
+            options=dict(d.get("options") or {}),
+            seats=d["seats"],
+            dealer=d["dealer"],
+            deck=tuple(parse_card(c) for c in d["deck"]),
+            actions=tuple((seat, parse_action(a)) for seat, a in d["actions"]),
+            outcome=Outcome.from_dict(d["outcome"]) if d.get("outcome") else None,
+            extra=dict(d.get("extra") or {}),
+        )

@@ -1,0 +1,325 @@
+"""Rule sets: the options of RULES.md §3, the presets of §4, and their validation.
+
+House rules are data. A :class:`Rules` value is frozen and hashable; :func:`make_rules`
+builds one from a preset name plus option overrides and raises :class:`RulesError` with a
+message naming the option and its allowed values when anything is wrong.
+
+``powers`` maps a rank character (``2``-``9``, ``T``, ``J``, ``Q``, ``K``, ``A``, ``X`` for
+jokers) to a tuple of power names. An override of ``powers`` is merged rank by rank into the
+preset's powers; give a rank an empty list to take its powers away. Besides the powers of
+RULES.md (``reset``, ``burn``, ``lower``, ``lower_strict``, ``glass``, ``reverse``, ``skip``)
+there is ``anywhere`` (playable on anything, but not transparent), which the ``egilsson`` 5
+and the ``guarducci`` jokers need.
+
+Two options spell out what RULES.md says in prose per preset:
+
+* ``lower_allows``: rank -> ranks also allowed after that ``lower`` card ("after a 7: 7 or
+  lower, an 8 or a 10" is ``{"7": "8T"}``). Under a lower duty nothing else may follow, not
+  even a card that is otherwise playable on anything; that is how ``guarducci``'s "a 10 may
+  not follow an 8" falls out.
+* ``glass_on_empty``: ``any`` (a glass card on an empty pile is beaten by anything) or
+  ``rank`` (it counts as its own rank there, as ``guarducci``'s 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .cards import CardError, parse_rank, rank_char
+from .errors import RulesError
+
+POWER_NAMES = ("reset", "burn", "lower", "lower_strict", "glass", "reverse", "skip", "anywhere")
+
+MAX_DECKS = 3
+"""Beyond three decks a single rank can be played in thousands of distinct ways."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A complete, validated rule set. Build it with :func:`make_rules`."""
+
+    preset: str = "classic"
+    decks: int = 1
+    jokers: int = 0
+    face_down: int = 3
+    face_up: int = 3
+    hand: int = 3
+    refill_to: int = 3
+    deal_style: str = "classic"
+    draw_before_play: bool = False
+    opening: str = "threes"
+    ten_anywhere: bool = True
+    burn_count: int = 4
+    voluntary_pickup: bool = True
+    faceup_fail: str = "take_one"
+    after_pickup: str = "next"
+    goal: str = "loser"
+    karma_stacking: bool = False
+    match_count: bool = False
+    pair_skip: bool = False
+    suit_runs: bool = False
+    stock_gamble: bool = False
+    powers: tuple[tuple[str, tuple[str, ...]], ...] = (("2", ("reset",)), ("T", ("burn",)))
+    lower_allows: tuple[tuple[str, str], ...] = ()
+    glass_on_empty: str = "any"
+    joker_as: str = "plain"
+    next_dealer: str = "rotate"
+    max_actions: int = 5000
+    flush_player: bool = False
+    min_players: int = 2
+    max_players: int = 5
+
+    def options(self) -> dict[str, Any]:
+        """All options as plain data (JSON/msgpack friendly), without the preset's player range."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name in ("preset", "min_players", "max_players"):
+                continue
+            v = getattr(self, f.name)
+            if f.name == "powers":
+                v = {r: list(p) for r, p in v}
+            elif f.name == "lower_allows":
+                v = dict(v)
+            out[f.name] = v
+        return out
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from this rule set's preset."""
+        base = make_rules(self.preset).options()
+        return {k: v for k, v in self.options().items() if base[k] != v}
+
+    def powers_of(self, rank: int) -> tuple[str, ...]:
+        """The power names of a rank number (2..15)."""
+        ch = rank_char(rank)
+        for r, p in self.powers:
+            if r == ch:
+                return p
+        return ()
+
+    def cards_per_player(self) -> int:
+        return self.face_down + self.face_up + self.hand
+
+    def deck_size(self) -> int:
+        return 52 * self.decks + self.jokers
+
+
+# --------------------------------------------------------------------------- option table
+
+_ENUMS: dict[str, tuple[str, ...]] = {
+    "deal_style": ("classic", "choose"),
+    "opening": ("threes", "announce"),
+    "faceup_fail": ("take_one", "leave"),
+    "after_pickup": ("next", "previous"),
+    "goal": ("loser", "winner"),
+    "glass_on_empty": ("any", "rank"),
+    "joker_as": ("plain", "glass", "seven", "two"),
+    "next_dealer": ("rotate", "loser"),
+}
+_BOOLS = (
+    "draw_before_play", "ten_anywhere", "voluntary_pickup", "karma_stacking", "match_count",
+    "pair_skip", "suit_runs", "stock_gamble", "flush_player",
+)
+_INTS: dict[str, tuple[int, int]] = {
+    "decks": (1, MAX_DECKS),
+    "jokers": (0, 8),
+    "face_down": (0, 10),
+    "face_up": (0, 10),
+    "hand": (1, 20),
+    "refill_to": (1, 20),
+    "burn_count": (0, 12),
+    "max_actions": (1, 1_000_000),
+}
+OPTION_NAMES: tuple[str, ...] = tuple(
+    f.name for f in fields(Rules) if f.name not in ("preset", "min_players", "max_players")
+)
+
+
+def _classic_powers() -> dict[str, list[str]]:
+    return {"2": ["reset"], "T": ["burn"]}
+
+
+# Each preset: (overrides, min players, max players, one-line description).
+PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
+    "classic": ({}, 2, 5, "the pagat main description"),
+    "encyclopedia": ({"match_count": True}, 2, 5,
+                     "a play of n>=2 cards must be answered by at least n cards; pair_skip optional"),
+    "six_players": ({"jokers": 2, "powers": {"X": ["glass", "reverse"]}}, 2, 6,
+                    "two jokers: glass and reverse, playable any time"),
+    "alt_deal": ({"deal_style": "choose"}, 2, 5, "6 cards in hand, choose 3 to put face up"),
+    "gultnieks": ({"powers": {"7": ["lower"], "8": ["reverse", "glass"]},
+                   "lower_allows": {"7": "8T"}}, 2, 5,
+                  "7: next play 7 or lower (or 8, 10); 8: glass and reverse"),
+    "karma": ({"karma_stacking": True, "after_pickup": "previous"}, 2, 5,
+              "equal face-up cards stack; the player before a pick-up leads next"),
+    "smeghead": ({"decks": 2, "face_down": 4, "face_up": 4, "hand": 4,
+                  "flush_player": True}, 2, 8, "two decks, 4/4/4, the first burner is the flush player"),
+    "west_kent": ({"face_down": 5, "face_up": 5, "hand": 5}, 2, 3, "5/5/5, 2 or 3 players"),
+    "guarducci": ({"jokers": 2,
+                   "powers": {"7": ["glass"], "8": ["lower"], "X": ["skip", "anywhere"]},
+                   "lower_allows": {"8": "X"}, "glass_on_empty": "rank", "joker_as": "glass",
+                   "suit_runs": True, "after_pickup": "previous"}, 2, 5,
+                  "7 glass, 8 lower, jokers skip, suit runs, previous player leads after a pick-up"),
+    "finnish": ({"face_down": 4, "face_up": 4, "hand": 3}, 2, 4, "4/4/3, no jokers"),
+    "ten_two_slide": ({"hand": 4}, 2, 5, "3/3/4"),
+    "egilsson": ({"powers": {"5": ["lower_strict", "anywhere"]}, "stock_gamble": True}, 2, 5,
+                 "5 playable on anything, next play below 5; may turn over the stock's top card"),
+    "wikibooks": ({"decks": 2, "deal_style": "choose", "face_down": 3, "face_up": 3, "hand": 5,
+                   "refill_to": 3, "draw_before_play": True, "ten_anywhere": False,
+                   "burn_count": 5, "voluntary_pickup": False, "faceup_fail": "leave",
+                   "opening": "announce", "next_dealer": "loser"}, 2, 9,
+                  "German rules: two decks, choose face-up, announce the opening, five burn"),
+    "linz": ({"face_down": 3, "face_up": 3, "hand": 5, "draw_before_play": True,
+              "powers": {"7": ["lower"], "8": ["glass"]}, "lower_allows": {"7": "8T"},
+              "burn_count": 4, "faceup_fail": "leave", "voluntary_pickup": False}, 2, 4,
+             "Linz club rules: 3/3/5, 7 lower, 8 invisible, draw before play"),
+}
+
+
+def _allowed(name: str) -> str:
+    if name in _ENUMS:
+        return " | ".join(_ENUMS[name])
+    if name in _BOOLS:
+        return "true | false"
+    if name in _INTS:
+        lo, hi = _INTS[name]
+        extra = " (0 turns burning by count off)" if name == "burn_count" else ""
+        return f"an integer {lo}..{hi}{extra}"
+    if name == "powers":
+        return "a map of rank (2-9, T, J, Q, K, A, X) to a list of: " + ", ".join(POWER_NAMES)
+    if name == "lower_allows":
+        return "a map of rank to a string of ranks, e.g. {\"7\": \"8T\"}"
+    return "?"
+
+
+def _check_scalar(name: str, value: Any) -> Any:
+    if name in _BOOLS:
+        if not isinstance(value, bool):
+            raise RulesError(name, f"option {name!r} must be true or false, not {value!r}")
+        return value
+    if name in _INTS:
+        lo, hi = _INTS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise RulesError(name, f"option {name!r} must be {_allowed(name)}, not {value!r}")
+        if name == "burn_count" and value == 1:
+            raise RulesError(name, f"option 'burn_count' must be 0 (off) or 2..{hi}, not 1")
+        return value
+    if name in _ENUMS:
+        if value not in _ENUMS[name]:
+            raise RulesError(name, f"option {name!r} must be one of {_allowed(name)}, not {value!r}")
+        return value
+    raise AssertionError(name)
+
+
+def _rank_key(name: str, key: Any) -> str:
+    if not isinstance(key, str):
+        raise RulesError(name, f"option {name!r}: rank keys must be strings, not {key!r}")
+    try:
+        r = parse_rank(key)
+    except CardError:
+        raise RulesError(name, f"option {name!r}: unknown rank {key!r}; use 2-9, T, J, Q, K, A or X") from None
+    return rank_char(r)
+
+
+def _merge_powers(base: dict[str, list[str]], value: Any) -> dict[str, list[str]]:
+    if not isinstance(value, Mapping):
+        raise RulesError("powers", f"option 'powers' must be {_allowed('powers')}")
+    merged = dict(base)
+    for key, plist in value.items():
+        rk = _rank_key("powers", key)
+        if isinstance(plist, str) or not isinstance(plist, (list, tuple)):
+            raise RulesError("powers", f"option 'powers': the powers of {rk} must be a list, not {plist!r}")
+        for p in plist:
+            if p not in POWER_NAMES:
+                raise RulesError("powers", f"option 'powers': unknown power {p!r} for {rk}; "
+                                 f"allowed: {', '.join(POWER_NAMES)}")
+        merged[rk] = list(dict.fromkeys(plist))
+    return merged
+
+
+def _check_lower_allows(value: Any) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise RulesError("lower_allows", f"option 'lower_allows' must be {_allowed('lower_allows')}")
+    out: dict[str, str] = {}
+    for key, ranks in value.items():
+        rk = _rank_key("lower_allows", key)
+        if not isinstance(ranks, str):
+            raise RulesError("lower_allows", f"option 'lower_allows': the ranks after {rk} must be a string")
+        chars = []
+        for ch in ranks.replace(" ", ""):
+            chars.append(_rank_key("lower_allows", ch))
+        out[rk] = "".join(dict.fromkeys(chars))
+    return out
+
+
+def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None) -> Rules:
+    """Return the :class:`Rules` of ``preset`` with ``options`` applied on top.
+
+    Raises :class:`RulesError` for an unknown preset or option, a value of the wrong type or
+    outside its range, or an impossible combination. The player count is checked separately
+    by :func:`check_seats`, because a rule set does not know how many will sit down.
+    """
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise RulesError("preset", f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
+    base, lo, hi, _ = PRESETS[preset]
+    opts = dict(base)
+    given = dict(options or {})
+    for name in given:
+        if not isinstance(name, str) or name not in OPTION_NAMES:
+            raise RulesError(str(name), f"unknown option {name!r}; known options: {', '.join(OPTION_NAMES)}")
+
+    powers = _merge_powers(_classic_powers(), opts.pop("powers", {}))
+    if "powers" in given:
+        powers = _merge_powers(powers, given.pop("powers"))
+    lower_allows = _check_lower_allows(opts.pop("lower_allows", {}))
+    if "lower_allows" in given:
+        lower_allows = _check_lower_allows(given.pop("lower_allows"))
+    opts.update(given)
+
+    values: dict[str, Any] = {}
+    for name, v in opts.items():
+        values[name] = _check_scalar(name, v)
+    # refill_to follows hand unless set (RULES.md: "refill_to = hand").
+    if "refill_to" not in values:
+        values["refill_to"] = values.get("hand", 3)
+
+    powers = {r: p for r, p in powers.items() if p}
+    for rk, plist in powers.items():
+        if "lower" in plist and "lower_strict" in plist:
+            raise RulesError("powers", f"option 'powers': {rk} cannot be both lower and lower_strict")
+        if "reset" in plist and ("lower" in plist or "lower_strict" in plist):
+            raise RulesError("powers", f"option 'powers': {rk} cannot be both reset and lower")
+    for rk in lower_allows:
+        if not {"lower", "lower_strict"} & set(powers.get(rk, ())):
+            raise RulesError("lower_allows", f"option 'lower_allows' names {rk}, which has no lower "
+                             "or lower_strict power")
+
+    rules = Rules(
+        preset=preset,
+        powers=tuple(sorted((r, tuple(p)) for r, p in powers.items())),
+        lower_allows=tuple(sorted(lower_allows.items())),
+        min_players=lo,
+        max_players=hi,
+        **values,
+    )
+    if rules.cards_per_player() * rules.min_players > rules.deck_size():
+        raise RulesError("hand", f"impossible deal: {rules.cards_per_player()} cards each "
+                         f"(face_down + face_up + hand) for {rules.min_players} players needs more "
+                         f"than the {rules.deck_size()} cards of {rules.decks} deck(s) and "
+                         f"{rules.jokers} joker(s)")
+    return rules
+
+
+def check_seats(rules: Rules, seats: int) -> None:
+    """Raise :class:`RulesError` unless ``seats`` players can play under ``rules``."""
+    if isinstance(seats, bool) or not isinstance(seats, int):
+        raise RulesError("seats", f"the number of players must be an integer, not {seats!r}")
+    if not rules.min_players <= seats <= rules.max_players:
+        raise RulesError("seats", f"preset {rules.preset!r} is for {rules.min_players} to "
+                         f"{rules.max_players} players, not {seats}")
+    need = rules.cards_per_player() * seats
+    if need > rules.deck_size():
+        raise RulesError("decks", f"impossible deal: {seats} players x {rules.cards_per_player()} "
+                         f"cards = {need}, but decks={rules.decks} and jokers={rules.jokers} "
+                         f"give only {rules.deck_size()} cards")

@@ -1,0 +1,96 @@
+"""What one seat, or a spectator, may know: the only way state leaves the engine to a player.
+
+:func:`view_for` returns plain data (cards in text form) that can go over the wire as it is.
+A seat sees its own hand; everyone sees every face-up card, the pile, counts of hands,
+face-down cards (as positions still covered, never their cards), the stock and burned cards,
+whose turn it is, the direction, what must be beaten, and public announcements. A
+spectator (``seat=None``) sees no hand at all. Nobody sees a face-down card or the order of
+the stock; both are revealed only by the events of the moment they are played.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import format_action
+from .cards import format_card, rank_char
+from .game import ANNOUNCING, OVER, Game
+from .powers import AT_MOST, BELOW
+
+
+def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
+    return [format_card(c) for c in cards]
+
+
+def to_beat(game: Game) -> dict[str, Any]:
+    """What the next play must do: ``rule`` is ``any``, ``at_least``, ``at_most`` or ``below``
+    ``rank``; ``also`` lists ranks allowed besides (after a lower card); ``min_cards`` is the
+    least number of cards (``match_count``); ``counts_as`` the value a joker counts as."""
+    pw = game.pw
+    eff = game.eff
+    min_cards = game.last_len if game.rules.match_count and game.last_len > 1 else 1
+    if eff == 0:
+        return {"rule": "any", "rank": None, "also": [], "min_cards": min_cards}
+    duty = pw.lower[eff]
+    rule = "at_most" if duty == AT_MOST else "below" if duty == BELOW else "at_least"
+    out: dict[str, Any] = {
+        "rule": rule,
+        "rank": rank_char(eff),
+        "also": sorted((rank_char(r) for r in pw.allows[eff]), key=lambda ch: "23456789TJQKAX".index(ch))
+        if duty else [],
+        "min_cards": min_cards,
+    }
+    if pw.value[eff] != eff:
+        out["counts_as"] = rank_char(pw.value[eff])
+    return out
+
+
+def view_for(game: Game, seat: int | None) -> dict[str, Any]:
+    """The view of ``seat`` (0..n-1), or of a spectator when ``seat`` is ``None``."""
+    if seat is not None and not (type(seat) is int and 0 <= seat < game.n):
+        raise ValueError(f"no seat {seat!r} at this table of {game.n}")
+    places = game.places
+    players = []
+    for s in range(game.n):
+        players.append({
+            "seat": s,
+            "hand_count": game.hand_n[s],
+            "face_up": [_cards(st) for st in game.face_up[s]],
+            "face_down": [c is not None for c in game.face_down[s]],
+            "out": game.out[s],
+            "place": places.index(s) + 1 if places is not None else (
+                game.finish.index(s) + 1 if game.out[s] else None),
+            "ready": game.ready[s],
+        })
+    outcome = game.outcome()
+    view: dict[str, Any] = {
+        "seat": seat,
+        "phase": game.phase,
+        "preset": game.rules.preset,
+        "dealer": game.dealer,
+        "turn": game.current if game.current >= 0 else None,
+        "direction": game.direction,
+        "players": players,
+        "hand": _cards(game.hand(seat)) if seat is not None else None,
+        "pile": _cards(game.pile),
+        "to_beat": to_beat(game),
+        "stock_count": len(game.stock),
+        "burned_count": len(game.burned),
+        "announcements": [{"seat": s, "card": format_card(c)} for s, c in game.announcements],
+        "must_play": format_card(game.forced) if game.forced >= 0 else None,
+        "drew_this_turn": game.drew,
+        "legal": [format_action(a) for a in game.legal_actions(seat)] if seat is not None else [],
+        "action_count": len(game.history),
+        "max_actions": game.rules.max_actions,
+        "result": outcome.to_dict() if outcome is not None else None,
+    }
+    if game.phase == ANNOUNCING:
+        view["announce_turn"] = game.current
+    if game.phase == OVER:
+        view["turn"] = None
+    return view
+
+
+def spectator_view(game: Game) -> dict[str, Any]:
+    """The view of somebody who holds no seat: no hand cards at all."""
+    return view_for(game, None)

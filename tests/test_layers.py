@@ -1,0 +1,54 @@
+"""Imports point one way (DESIGN.md §1): checked by parsing every module with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STDLIB = set(sys.stdlib_module_names)
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    """Top-level module names imported by ``path`` (level > 0 means relative)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name.split(".")[0], 0) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            out.append(((node.module or "").split(".")[0], node.level))
+    return out
+
+
+def test_engine_imports_only_stdlib_and_itself() -> None:
+    """server/engine imports nothing but the standard library and its own modules."""
+    files = sorted((ROOT / "server" / "engine").glob("*.py"))
+    assert len(files) > 5, "engine modules not found"
+    bad = []
+    for path in files:
+        for name, level in _imports(path):
+            if level > 1 or (level == 0 and name not in STDLIB and name != "__future__"):
+                bad.append(f"{path.name}: {name or '.'} (level {level})")
+            if level == 0 and name == "server":
+                bad.append(f"{path.name}: absolute import of server (use relative imports)")
+    assert not bad, "engine imports outside the standard library: " + ", ".join(bad)
+
+
+def test_protocol_imports_only_stdlib_msgpack_and_itself() -> None:
+    """protocol/ may use the standard library and msgpack, never asyncio or our other packages."""
+    bad = []
+    for path in sorted((ROOT / "protocol").rglob("*.py")):
+        for name, level in _imports(path):
+            if level == 0 and (name == "asyncio" or (name not in STDLIB and name not in ("msgpack", "__future__", "protocol"))):
+                bad.append(f"{path.name}: {name}")
+    assert not bad, "protocol imports what it must not: " + ", ".join(bad)
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    """The import parser itself works: a third-party import is reported."""
+    f = tmp_path / "m.py"
+    f.write_text("import msgpack\nfrom . import cards\nfrom os import path\n")
+    names = _imports(f)
+    assert ("msgpack", 0) in names and ("", 1) in names and ("os", 0) in names
