@@ -1,0 +1,51 @@
+"""Shared helpers for engine tests: deal chosen cards, skip the setup, act by text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.engine import Game, make_rules, parse_action, parse_cards, stack_deck
+from server.engine.cards import format_card
+from server.engine.events import Event
+
+
+def deal(preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *,
+         dealer: int = 0, **cards: Any) -> Game:
+    """A new game whose deck deals the given cards (``hands``, ``face_up``, ``face_down``,
+    ``stock``: see :func:`server.engine.stack_deck`); still in setup. Remaining positions are
+    filled in deck order, so the deal is fully deterministic."""
+    rules = make_rules(preset, options)
+    deck = stack_deck(rules, seats, dealer, **cards)
+    return Game(rules, seats, dealer, deck)
+
+
+def start(preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *,
+          dealer: int = 0, **cards: Any) -> Game:
+    """Like :func:`deal`, then every seat readies without exchanging (classic deal only), so
+    the game is in play (or in the announce phase)."""
+    game = deal(preset, seats, options, dealer=dealer, **cards)
+    for s in range(seats):
+        game.apply(s, ("ready",))
+    return game
+
+
+def act(game: Game, text: str, seat: int | None = None) -> list[Event]:
+    """Apply the action written as ``text`` for ``seat`` (default: the current player)."""
+    return game.apply(game.current if seat is None else seat, parse_action(text))
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e[0] for e in events]
+
+
+def cards(text: str) -> list[int]:
+    return parse_cards(text)
+
+
+def names(cs: list[int] | tuple[int, ...]) -> list[str]:
+    return [format_card(c) for c in cs]
+
+
+def legal_texts(game: Game, seat: int | None = None) -> set[str]:
+    from server.engine import format_action
+    return {format_action(a) for a in game.legal_actions(game.current if seat is None else seat)}
