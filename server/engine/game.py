@@ -263,7 +263,10 @@ class Game:
             elif self._plain and self.hand_n[seat] and self.forced < 0:
                 # Hot path (_legal_play inlined): every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
-                acts = [a for r, ps in self.plays[seat].items() if beats[r] for a in ps]
+                acts = []
+                for r, ps in self.plays[seat].items():
+                    if beats[r]:
+                        acts += ps
                 if self.pile and (self._voluntary or not acts):
                     acts.append(TAKE_PILE)
             else:
@@ -557,7 +560,7 @@ class Game:
             plays[r] = _PLAYS[grp]
 
     def _remove(self, s: int, cards: tuple[int, ...]) -> None:
-        """Take ``cards`` (held) out of the hand of ``s``."""
+        """Take held ``cards`` out of the hand of ``s``."""
         groups = self.groups[s]
         plays = self.plays[s]
         self.hand_n[s] -= len(cards)
@@ -597,12 +600,9 @@ class Game:
             for c in cards[:-1]:
                 self.pile.append(c)
                 self.eff = _next_eff(pw, self.eff, c >> 2, len(self.pile) == 1)
-            steps = self._land(s, cards[-1:], len(cards), events)
-            if steps and any(pw.reverse[c >> 2] or pw.skip[c >> 2] for c in cards[:-1]):
-                steps = self._run_powers(s, cards, events)
+            self._put(s, cards[-1:], len(cards), events, cards[:-1])
         else:
-            steps = self._land(s, cards, len(cards), events)
-        self._after_play(s, steps, events)
+            self._put(s, cards, len(cards), events)
 
     def _run_powers(self, s: int, cards: tuple[int, ...], events: list[Event]) -> int:
         """Powers of cards inside a run (not only the last): each kind counts once per play."""
@@ -613,11 +613,15 @@ class Game:
         steps = 2 if any(pw.skip[c >> 2] for c in cards) else 1
         return steps + (len(cards) == 2 and self.rules.pair_skip)
 
-    def _land(self, s: int, cards: tuple[int, ...], count: int, events: list[Event]) -> int:
-        """Put same-rank ``cards`` on the pile; apply burn, reverse and skip.
+    def _put(self, s: int, cards: tuple[int, ...], count: int, events: list[Event],
+             inner: tuple[int, ...] = ()) -> None:
+        """Same-rank ``cards`` land on the pile and the turn moves on.
 
-        Returns how many seats the turn moves on, or 0 when the pile burned (the same
-        player plays again, C8/C9).
+        In order: the effective top and the powers (C7, C8, glass, lower, reverse, skip), a
+        burn (C8/C9), the refill (C10, before the extra turn of a burn), going out (C16), and
+        the next player (the same one after a burn). ``count`` is the size of the whole play;
+        ``inner`` holds the earlier cards of a run, already on the pile. This is the hot path
+        of every play, kept in one method on purpose.
         """
         pw = self.pw
         pile = self.pile
@@ -626,6 +630,7 @@ class Game:
         self.last_len = count
         self.last_player = s
         bc = self._bc
+        steps = 1
         if pw.plain[r]:
             # The short path: an ordinary rank can only burn by completing a run (C9).
             pile.extend(cards)
@@ -633,50 +638,33 @@ class Game:
             if bc and (k >= bc or (len(pile) > k and (pile[-k - 1] >> 2 == r or pw.glass[pile[-k - 1] >> 2])
                                    and _run_length(pile, r, pw.glass, bc) >= bc)):
                 self._burn(s, events)
-                return 0
-            return 2 if count == 2 and self._pair_skip else 1
-        was_empty = not pile
-        pile.extend(cards)
-        if pw.glass[r]:
-            if was_empty:
-                self.eff = r if pw.glass_floor[r] else 0
-        elif pw.reset[r]:
-            self.eff = 0
+                steps = 0
+            elif count == 2 and self._pair_skip:
+                steps = 2
         else:
-            self.eff = r
-        if pw.burn[r] or (bc and (k >= bc or _run_length(pile, r, pw.glass, bc) >= bc)):
-            self._burn(s, events)
-            return 0
-        steps = 1
-        if pw.reverse[r]:
-            self.direction = -self.direction
-            events.append((REVERSED, s, self.direction))
-        if pw.skip[r]:
-            steps += 1
-        if count == 2 and self._pair_skip:
-            steps += 1
-        return steps
+            was_empty = not pile
+            pile.extend(cards)
+            if pw.glass[r]:
+                if was_empty:
+                    self.eff = r if pw.glass_floor[r] else 0
+            elif pw.reset[r]:
+                self.eff = 0
+            else:
+                self.eff = r
+            if pw.burn[r] or (bc and (k >= bc or _run_length(pile, r, pw.glass, bc) >= bc)):
+                self._burn(s, events)
+                steps = 0
+            else:
+                if pw.reverse[r]:
+                    self.direction = -self.direction
+                    events.append((REVERSED, s, self.direction))
+                if pw.skip[r]:
+                    steps += 1
+                if count == 2 and self._pair_skip:
+                    steps += 1
+        if inner and steps:
+            steps = self._run_powers(s, inner + cards, events)
 
-    def _burn(self, s: int, events: list[Event]) -> None:
-        events.append((BURNED, s, len(self.pile)))
-        self.burned.extend(self.pile)
-        self.pile.clear()
-        self.eff = 0
-        self.last_len = 0
-        self.last_player = -1
-        if self.first_burner < 0:
-            self.first_burner = s
-
-    def _refill_hand(self, s: int, events: list[Event]) -> None:
-        """C10: draw from the stock until the hand holds ``refill_to`` cards or the stock is empty."""
-        k = min(self._refill - self.hand_n[s], len(self.stock))
-        if k > 0:
-            stock = self.stock
-            self._add(s, [stock.pop() for _ in range(k)])
-            events.append((DREW, s, k))
-
-    def _after_play(self, s: int, steps: int, events: list[Event]) -> None:
-        """After a play: refill (C10, before the extra turn of a burn), going out (C16), next."""
         hand_n = self.hand_n
         if hand_n[s] < self._refill and self.stock:
             self._refill_hand(s, events)
@@ -701,10 +689,31 @@ class Game:
                 events.append((SKIPPED, nxt))
                 nxt = self._next(nxt)
                 steps -= 1
-        # _start_turn, inlined on this hot path.
+        # _start_turn, inlined.
         self.current = nxt
         self.turn_hand = hand_n[nxt]
         self.drew = False
+
+    def _burn(self, s: int, events: list[Event]) -> None:
+        events.append((BURNED, s, len(self.pile)))
+        self.burned.extend(self.pile)
+        self.pile.clear()
+        self.eff = 0
+        self.last_len = 0
+        self.last_player = -1
+        if self.first_burner < 0:
+            self.first_burner = s
+
+    def _refill_hand(self, s: int, events: list[Event]) -> None:
+        """C10: draw from the stock until the hand holds ``refill_to`` cards or the stock is empty."""
+        k = min(self._refill - self.hand_n[s], len(self.stock))
+        if k > 0:
+            stock = self.stock
+            drawn = stock[-k:]  # the top of the stock is the end of the list
+            del stock[-k:]
+            drawn.reverse()
+            self._add(s, drawn)
+            events.append((DREW, s, k))
 
     def _next(self, s: int) -> int:
         """The next seat still in, in the current direction."""
@@ -718,7 +727,7 @@ class Game:
         """A card turned over (face-down, C14; stock, stock_gamble): played if legal, else taken."""
         if self.pw.beats[self.eff][c >> 2] and self._count_floor(c >> 2) <= 1:
             events.append((PLAYED, s, (c,), source))
-            self._after_play(s, self._land(s, (c,), 1, events), events)
+            self._put(s, (c,), 1, events)
         else:
             self._pickup(s, [c], events)
 
