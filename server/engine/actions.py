@@ -74,7 +74,7 @@ def parse_action(text: str) -> Action:
     Whether the action is legal is for the game to say.
     """
     if not isinstance(text, str):
-        raise IllegalAction(ErrorCode.MALFORMED_ACTION, "an action must be a string such as 'play 7h'")
+        raise IllegalAction(ErrorCode.MALFORMED_ACTION, "an action must be a string such as 'play <card>' or 'take'")
     words = text.split()
     if not words:
         raise _bad(text, "empty")
@@ -82,7 +82,7 @@ def parse_action(text: str) -> Action:
     try:
         if kind in (PLAY, RUN):
             if not args:
-                raise _bad(text, "name the cards, e.g. 'play 7h 7d'")
+                raise _bad(text, "name the cards: 'play <card> <card> ...'")
             return (kind, tuple(sorted(parse_card(w) for w in args)))
         if kind == FLIP and len(args) == 1:
             return (FLIP, _int(text, args[0]))

@@ -53,9 +53,9 @@ def deal_positions(rules: Rules, seats: int, dealer: int) -> list[tuple[str, int
 
 def deal(deck: Sequence[int], rules: Rules, seats: int, dealer: int) -> Dealt:
     """Deal ``deck`` (top card first) as C3 says."""
-    zones = {z: [[] for _ in range(seats)] for z in (FACE_DOWN, FACE_UP, HAND)}
+    zones: dict[str, list[list[int]]] = {z: [[] for _ in range(seats)] for z in (FACE_DOWN, FACE_UP, HAND)}
     positions = deal_positions(rules, seats, dealer)
-    for c, (zone, s, _) in zip(deck, positions):
+    for c, (zone, s, _) in zip(deck, positions, strict=False):  # the rest is the stock
         zones[zone][s].append(c)
     return Dealt(zones[FACE_DOWN], zones[FACE_UP], zones[HAND], list(deck[len(positions):]))
 

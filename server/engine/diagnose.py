@@ -105,7 +105,7 @@ def _play(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
         if not rules.voluntary_pickup and any(a[0] in (PLAY, RUN) for a in game.legal_actions(seat)):
             return _err(ErrorCode.MUST_PLAY, "you can play, so you may not pick up (voluntary_pickup is off)")
         if src == FACE_UP and rules.faceup_fail == "take_one" and len(action) == 1:
-            return _err(ErrorCode.MALFORMED_ACTION, "name the face-up card that goes with the pile: 'take 9c'")
+            return _err(ErrorCode.NOT_ALLOWED, "name the face-up card that goes with the pile: 'take <card>'")
         if len(action) == 2:
             if src != FACE_UP or rules.faceup_fail != "take_one":
                 return _err(ErrorCode.NOT_ALLOWED, "just 'take': no face-up card goes with the pile now")
@@ -154,7 +154,8 @@ def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
     elif len(ranks) > 1:
         return _err(ErrorCode.MIXED_RANKS, f"{names}: a play is cards of one rank (or a run with 'run')")
     if game.forced >= 0 and game.forced not in cards:
-        return _err(ErrorCode.MUST_PLAY_ANNOUNCED, f"the first play must contain the announced {format_card(game.forced)}")
+        return _err(ErrorCode.MUST_PLAY_ANNOUNCED,
+                    f"the first play must contain the announced {format_card(game.forced)}")
     first = cards[0] >> 2
     if not game.pw.beats[game.eff][first]:
         return _err(ErrorCode.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")

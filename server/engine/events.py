@@ -62,7 +62,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """Return ``event`` as a map with named fields and cards in text form."""
     kind, seat = event[0], event[1]
     out: dict[str, Any] = {"kind": kind, "seat": seat}
-    for name, value in zip(_FIELDS[kind], event[2:]):
+    for name, value in zip(_FIELDS[kind], event[2:], strict=True):
         if name in _CARD_FIELDS:
             value = None if value is None else format_card(value)
         elif name in _CARDS_FIELDS:

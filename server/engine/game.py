@@ -34,7 +34,7 @@ from typing import Any
 
 from .actions import (
     ANNOUNCE, DRAW, DRAW_ONE, FLIP, GAMBLE, GAMBLE_STOCK, PASS, PASS_NOW, PLACE, PLAY, READY,
-    READY_NOW, RUN, SWAP, TAKE, TAKE_PILE, Action,
+    READY_NOW, RUN, SWAP, TAKE, TAKE_PILE, Action, is_well_formed,
 )
 from .cards import JOKER, card
 from .deal import check_deck, deal
@@ -429,16 +429,28 @@ class Game:
         Raises :class:`IllegalAction` (state unchanged) for anything not in
         :meth:`legal_actions`. Play and run cards may be given in any order.
         """
+        if type(seat) is not int:  # True == 1 and 1.0 == 1: refuse them before any lookup
+            from .diagnose import diagnose
+            raise diagnose(self, seat, action)
         if self._cache_version == self.version and self._cache_seat == seat:
             legal = self._cache
         else:
             legal = self.legal_actions(seat)
-        if action not in legal:
-            fixed = _normalise(action)
+        try:
+            canonical: object = legal[legal.index(action)]
+        except ValueError:
+            canonical = _ABSENT
+        if canonical is not action:
+            # Not the very tuple from the legal list (it was parsed, rebuilt, or is wrong):
+            # it must have exact types (20.0 == 20 but is no card) and is then replaced by
+            # the canonical tuple, or it is refused.
+            fixed = _normalise(action) if is_well_formed(action) or isinstance(action, list) else None
+            if fixed is not None and not is_well_formed(fixed):
+                fixed = None
             if fixed is None or fixed not in legal:
                 from .diagnose import diagnose
                 raise diagnose(self, seat, action)
-            action = fixed
+            action = legal[legal.index(fixed)]
         self.version += 1
         self.history.append((seat, action))
         events: list[Event] = []
@@ -834,14 +846,20 @@ def _next_eff(pw: Any, eff: int, r: int, was_empty: bool) -> int:
     return r
 
 
+_ABSENT = object()
+"""Marks "not in the legal list" (an action may be any object, even ``None``)."""
+
+
 def _normalise(action: object) -> Action | None:
-    """Plays and runs with their cards in another order, or as a list, become canonical."""
+    """Plays and runs with their cards in another order, or as lists, become canonical tuples."""
     if isinstance(action, (tuple, list)) and len(action) == 2 and action[0] in (PLAY, RUN):
         cards = action[1]
         if isinstance(cards, (tuple, list)) and all(type(c) is int for c in cards):
             return (action[0], tuple(sorted(cards)))
     if isinstance(action, list):
         return tuple(action)
+    if isinstance(action, tuple):
+        return action
     return None
 
 

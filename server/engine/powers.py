@@ -72,7 +72,9 @@ def compile_powers(rules: Rules, seats: int) -> Powers:
     """Return the lookup tables of ``rules`` for a game of ``seats`` players (cached)."""
     table = _rank_powers(rules, seats)
     value = list(range(_N))
-    if rules.joker_as == "seven" and seats > 2:
+    if rules.joker_as in ("seven", "glass") and seats > 2:
+        # "seven": the joker ranks as a 7. "glass": treated as glass "like a 7", so where a
+        # glass card on an empty pile keeps its rank (glass_on_empty: rank), it counts as 7.
         value[JOKER] = 7
 
     def flags(name: str) -> tuple[bool, ...]:
@@ -90,7 +92,7 @@ def compile_powers(rules: Rules, seats: int) -> Powers:
     allows_map = {parse_rank(k): frozenset(parse_rank(ch) for ch in v) for k, v in rules.lower_allows}
     allows = tuple(allows_map.get(r, frozenset()) for r in range(_N))
     floor = rules.glass_on_empty == "rank"
-    glass_floor = tuple(glass[r] and floor and r != JOKER for r in range(_N))
+    glass_floor = tuple(glass[r] and floor and (r != JOKER or value[JOKER] != JOKER) for r in range(_N))
 
     beats_rows: list[tuple[bool, ...]] = [tuple(True for _ in range(_N))]
     for top in range(1, _N):

@@ -264,6 +264,8 @@ def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None
         raise RulesError("preset", f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
     base, lo, hi, _ = PRESETS[preset]
     opts = dict(base)
+    if options is not None and not isinstance(options, Mapping):
+        raise RulesError("options", f"options must be a map of option name to value, not {type(options).__name__}")
     given = dict(options or {})
     for name in given:
         if not isinstance(name, str) or name not in OPTION_NAMES:

@@ -1,0 +1,275 @@
+"""Wire error codes and the exceptions of the protocol layer.
+
+Whose fault (the h11 convention):
+
+* :class:`RemoteProtocolError`: the *peer* sent something bad. It carries a stable wire
+  :class:`ErrorCode`; the server answers it with an ``error`` message of that code, and closes
+  the connection afterwards when :attr:`ProtocolError.fatal` is true.
+* :class:`LocalProtocolError`: *we* tried to send something invalid (or used the connection
+  after it closed). That is a bug in our own code: nothing has been written, the connection
+  state is unchanged, and nothing should go on the wire about it except, at most, a generic
+  ``INTERNAL_ERROR``.
+
+The codes and their help texts are data (:data:`ERROR_HELP`, :data:`FATAL`) so that
+``docs/PROTOCOL.md`` can be generated from them and checked against them. Codes are part of the
+wire protocol: never rename one; add new ones only with a new protocol version.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "ERROR_HELP",
+    "FATAL",
+    "ErrorCode",
+    "LocalProtocolError",
+    "ProtocolError",
+    "RemoteProtocolError",
+]
+
+
+class ErrorCode(StrEnum):
+    """Stable wire error codes (the ``code`` field of an ``error`` message)."""
+
+    # Framing and validation (all fatal).
+    BAD_FRAME = "BAD_FRAME"
+    FRAME_TOO_LARGE = "FRAME_TOO_LARGE"
+    BAD_MESSAGE = "BAD_MESSAGE"
+    UNKNOWN_TYPE = "UNKNOWN_TYPE"
+    # Handshake and login.
+    UNSUPPORTED_VERSION = "UNSUPPORTED_VERSION"
+    HANDSHAKE_REQUIRED = "HANDSHAKE_REQUIRED"
+    NOT_LOGGED_IN = "NOT_LOGGED_IN"
+    ALREADY_LOGGED_IN = "ALREADY_LOGGED_IN"
+    AUTH_FAILED = "AUTH_FAILED"
+    SERVER_PASSWORD_REQUIRED = "SERVER_PASSWORD_REQUIRED"
+    GUESTS_NOT_ALLOWED = "GUESTS_NOT_ALLOWED"
+    # Connection limits.
+    RATE_LIMITED = "RATE_LIMITED"
+    TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
+    IDLE_TIMEOUT = "IDLE_TIMEOUT"
+    HANDSHAKE_TIMEOUT = "HANDSHAKE_TIMEOUT"
+    SLOW_READER = "SLOW_READER"
+    # Tables and games.
+    UNKNOWN_TABLE = "UNKNOWN_TABLE"
+    TABLE_FULL = "TABLE_FULL"
+    WRONG_PASSWORD = "WRONG_PASSWORD"
+    SEAT_TAKEN = "SEAT_TAKEN"
+    NOT_SEATED = "NOT_SEATED"
+    NOT_AT_TABLE = "NOT_AT_TABLE"
+    ALREADY_STARTED = "ALREADY_STARTED"
+    NOT_STARTED = "NOT_STARTED"
+    NOT_ENOUGH_PLAYERS = "NOT_ENOUGH_PLAYERS"
+    NOT_OWNER = "NOT_OWNER"
+    BAD_RULES = "BAD_RULES"
+    STALE_SEQ = "STALE_SEQ"
+    ILLEGAL_ACTION = "ILLEGAL_ACTION"
+    BAD_TOKEN = "BAD_TOKEN"
+    UNKNOWN_GAME = "UNKNOWN_GAME"
+    # Server side.
+    SHUTTING_DOWN = "SHUTTING_DOWN"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+#: Codes after which the server closes the connection (the error message is its last frame).
+FATAL: frozenset[ErrorCode] = frozenset(
+    {
+        ErrorCode.BAD_FRAME,
+        ErrorCode.FRAME_TOO_LARGE,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.UNKNOWN_TYPE,
+        ErrorCode.UNSUPPORTED_VERSION,
+        ErrorCode.HANDSHAKE_REQUIRED,
+        ErrorCode.TOO_MANY_CONNECTIONS,
+        ErrorCode.IDLE_TIMEOUT,
+        ErrorCode.HANDSHAKE_TIMEOUT,
+        ErrorCode.SLOW_READER,
+        ErrorCode.SHUTTING_DOWN,
+    }
+)
+
+#: One line per code: what it means, then what a client should do about it.
+ERROR_HELP: dict[ErrorCode, str] = {
+    ErrorCode.BAD_FRAME: (
+        "The bytes are not a valid frame: zero length, not msgpack, not a map with string keys,"
+        " trailing bytes, an extension type, or a line that is not one JSON object."
+        " Fix the encoder; the connection is closed."
+    ),
+    ErrorCode.FRAME_TOO_LARGE: (
+        "A frame or JSON line is longer than the limit in welcome.limits (smaller before"
+        " login). Send smaller messages; the connection is closed."
+    ),
+    ErrorCode.BAD_MESSAGE: (
+        "A field is missing, unknown, of the wrong type or out of range (the message names it)."
+        " Fix the client; the connection is closed."
+    ),
+    ErrorCode.UNKNOWN_TYPE: (
+        "'type' is missing or not a client-to-server message of this protocol version."
+        " Fix the client; the connection is closed."
+    ),
+    ErrorCode.UNSUPPORTED_VERSION: (
+        "hello asked for a protocol version this server does not speak; the message lists the"
+        " supported ones. Reconnect with one of them; the connection is closed."
+    ),
+    ErrorCode.HANDSHAKE_REQUIRED: (
+        "A message other than hello came first. Send hello as the very first message;"
+        " the connection is closed."
+    ),
+    ErrorCode.NOT_LOGGED_IN: (
+        "This request needs a logged-in connection. Send login, wait for logged_in, retry."
+    ),
+    ErrorCode.ALREADY_LOGGED_IN: (
+        "login on a connection that is already logged in. Nothing changed; open a new"
+        " connection to use another name."
+    ),
+    ErrorCode.AUTH_FAILED: (
+        "The name and password do not match (or the name is taken by an account)."
+        " Check the credentials; do not retry in a loop."
+    ),
+    ErrorCode.SERVER_PASSWORD_REQUIRED: (
+        "This server needs the right server_password in login (welcome.password_required)."
+        " Ask the operator for it and log in again."
+    ),
+    ErrorCode.GUESTS_NOT_ALLOWED: (
+        "Guest logins are switched off on this server. Log in with a name and password."
+    ),
+    ErrorCode.RATE_LIMITED: (
+        "Too many requests or login attempts. Wait retry_after seconds, then retry."
+    ),
+    ErrorCode.TOO_MANY_CONNECTIONS: (
+        "The server, or your address, has too many connections open. Retry later with"
+        " back-off; the connection is closed."
+    ),
+    ErrorCode.IDLE_TIMEOUT: (
+        "Nothing was received for too long. Send ping regularly while idle; the connection"
+        " is closed (reconnect and resume)."
+    ),
+    ErrorCode.HANDSHAKE_TIMEOUT: (
+        "hello did not arrive in time after connecting. Send hello at once; the connection"
+        " is closed."
+    ),
+    ErrorCode.SLOW_READER: (
+        "The client did not read fast enough and its output buffer overflowed. Read the"
+        " socket continuously; the connection is closed (reconnect and resume)."
+    ),
+    ErrorCode.UNKNOWN_TABLE: ("No open table has this id. Refresh the list with list_tables."),
+    ErrorCode.TABLE_FULL: ("Every seat at the table is taken. Watch it, or join another table."),
+    ErrorCode.WRONG_PASSWORD: (
+        "The table's password is missing or wrong. Ask the table's creator for it."
+    ),
+    ErrorCode.SEAT_TAKEN: (
+        "The requested seat is occupied. Pick a free seat, or omit seat to get any."
+    ),
+    ErrorCode.NOT_SEATED: (
+        "The request needs a seat at this table (watchers cannot act). Join first."
+    ),
+    ErrorCode.NOT_AT_TABLE: (
+        "The request needs you at this table as a player or watcher. Join or watch first."
+    ),
+    ErrorCode.ALREADY_STARTED: (
+        "The game at this table has already started, so seats cannot change now."
+        " Watch, or wait for the game to end."
+    ),
+    ErrorCode.NOT_STARTED: (
+        "No game is running at this table yet. Wait for the owner to start it."
+    ),
+    ErrorCode.NOT_ENOUGH_PLAYERS: (
+        "Too few seated players to start under this preset. Wait for more to join."
+    ),
+    ErrorCode.NOT_OWNER: ("Only the table's creator may do this. Ask them."),
+    ErrorCode.BAD_RULES: (
+        "The preset or an option was refused; the message is the rules engine's explanation"
+        " naming the option and its allowed values. Fix the request."
+    ),
+    ErrorCode.STALE_SEQ: (
+        "act carried a seq that is not the table's latest state. Wait for the newest state"
+        " (or resume) and decide again."
+    ),
+    ErrorCode.ILLEGAL_ACTION: (
+        "The rules refused the action; reason is the engine's stable code (NOT_YOUR_TURN,"
+        " CARD_NOT_HELD, DOES_NOT_BEAT, ...). Nothing changed: choose from view.legal."
+    ),
+    ErrorCode.BAD_TOKEN: (
+        "The resume token is unknown, expired or for another table. Join the table again."
+    ),
+    ErrorCode.UNKNOWN_GAME: (
+        "No finished game with this id is available. Check the id from game_over."
+    ),
+    ErrorCode.SHUTTING_DOWN: (
+        "The server is shutting down. Reconnect later and resume; the connection is closed."
+    ),
+    ErrorCode.INTERNAL_ERROR: (
+        "A bug in the server; the request was not carried out. Report it; the connection"
+        " stays open."
+    ),
+}
+
+assert set(ERROR_HELP) == set(ErrorCode), "every ErrorCode needs an ERROR_HELP entry"
+
+
+class ProtocolError(Exception):
+    """Base of every error raised by this package.
+
+    Attributes:
+        code: the :class:`ErrorCode` (what goes on the wire for a remote error).
+        message: a short human-readable explanation. It never holds a stack trace or any
+            hidden game information, so it may be sent to the peer as it is.
+        fatal: whether the connection must be closed after reporting this error.
+        request_id: the ``id`` of the offending request when it could be read, else None;
+            echo it in the ``error`` answer.
+        received: messages (or frames, from a decoder) that were decoded successfully from
+            the same chunk of bytes *before* the bad one, in order. The caller may still
+            process them before reporting the error and closing.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        fatal: bool | None = None,
+        request_id: int | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = ErrorCode(code)
+        self.message = message
+        self.fatal = self.code in FATAL if fatal is None else fatal
+        self.request_id = request_id
+        self.received: list[Any] = []
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol. Answer with ``error`` of :attr:`code`; close if fatal.
+
+    ``retry_after`` (seconds, for ``RATE_LIMITED``) and ``reason`` (the rules engine's code, for
+    ``ILLEGAL_ACTION``) are copied into the ``error`` message when set.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        fatal: bool | None = None,
+        request_id: int | None = None,
+        retry_after: float | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(code, message, fatal=fatal, request_id=request_id)
+        self.retry_after = retry_after
+        self.reason = reason
+
+
+class LocalProtocolError(ProtocolError):
+    """We tried to send something invalid, or used a closed connection: a bug on our side.
+
+    Nothing was encoded or sent and the connection state is unchanged, so :attr:`fatal` is
+    False. ``code`` says what kind of problem (``INTERNAL_ERROR`` unless more specific, e.g.
+    ``FRAME_TOO_LARGE`` for an outgoing frame over the limit, ``BAD_MESSAGE`` for an invalid
+    outgoing message); it is not meant for the wire.
+    """
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(code, message, fatal=False)
