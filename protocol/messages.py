@@ -2,7 +2,8 @@
 
 Each class has ``TYPE`` (its wire name, the ``type`` field), ``DIRECTION`` (``c2s``: client to
 server, ``s2c``: server to client) and ``FIELDS`` (its :class:`~protocol.fields.FieldSpec`
-tuple, in wire order). Fields are keyword-only. Lists are held as tuples; maps as dicts.
+tuple, in wire order). Fields are keyword-only. List fields accept any list or tuple and
+are held as tuples (so equal messages compare equal); maps are held as dicts.
 
 * :func:`decode_message` turns a decoded frame into a message, or raises
   :class:`~protocol.errors.RemoteProtocolError` (``UNKNOWN_TYPE`` or ``BAD_MESSAGE``, the text
@@ -19,7 +20,7 @@ Every client-to-server request carries ``id`` (0..2**31-1, chosen by the client)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
@@ -41,6 +42,8 @@ __all__ = [
     "Message",
     "decode_message",
     "encode_message",
+    "error_from",
+    "wire_message",
 ]
 
 PROTOCOL_VERSION = 1
@@ -197,7 +200,7 @@ class CreateTable(Message):
     seed: int | None = fld(
         Kind.INT, default=None, lo=0, hi=INT64_MAX, doc="Shuffle seed, for reproducible games."
     )
-    deck: tuple[str, ...] | None = fld(
+    deck: Sequence[str] | None = fld(
         Kind.LIST,
         default=None,
         max_len=400,
@@ -319,7 +322,7 @@ class Welcome(Message):
     version: int = fld(Kind.INT, lo=1, hi=1000, doc="Protocol version in use.")
     server: str = fld(Kind.STR, doc="Server name and version.")
     limits: dict[str, Any] = fld(Kind.MAP, doc="The server's limits (frame sizes, timeouts...).")
-    capabilities: tuple[str, ...] = fld(
+    capabilities: Sequence[str] = fld(
         Kind.LIST, item=item(Kind.STR), doc="Optional features this server offers."
     )
     password_required: bool = fld(Kind.BOOL, doc="Whether login needs server_password.")
@@ -344,7 +347,7 @@ class Tables(Message):
     TYPE = "tables"
     DIRECTION = Direction.S2C
     id: int = _reply_id()
-    tables: tuple[dict[str, Any], ...] = fld(Kind.LIST, item=item(Kind.MAP), doc="Table summaries.")
+    tables: Sequence[dict[str, Any]] = fld(Kind.LIST, item=item(Kind.MAP), doc="Table summaries.")
 
 
 @wire_message
@@ -417,7 +420,7 @@ class State(Message):
     seq: int = fld(Kind.INT, lo=0, hi=INT64_MAX, doc="Increases with every change; echo it in act.")
     game: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Game id (for get_record).")
     view: dict[str, Any] = fld(Kind.MAP, doc="The game as this seat (or a watcher) sees it.")
-    events: tuple[dict[str, Any], ...] = fld(
+    events: Sequence[dict[str, Any]] = fld(
         Kind.LIST, item=item(Kind.MAP), doc="What happened since the previous state."
     )
     deadline: float | None = fld(
@@ -498,6 +501,8 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
     out-of-range field. ``request_id`` is the frame's ``id`` when it was a valid id.
     """
     direction = Direction(direction)
+    if not isinstance(d, Mapping):
+        raise RemoteProtocolError(ErrorCode.BAD_FRAME, "a message must be a map")
     rid = _peek_id(d)
     kind = d.get("type")
     if not isinstance(kind, str):

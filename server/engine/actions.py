@@ -62,7 +62,7 @@ def _bad(text: str, why: str) -> IllegalAction:
 
 
 def _int(text: str, word: str) -> int:
-    if not word.isdigit() or len(word) > 3:
+    if not (word.isascii() and word.isdigit()) or len(word) > 3:
         raise _bad(text, f"{word!r} is not a position (0, 1, 2, ...)")
     return int(word)
 

@@ -22,8 +22,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.engine import (
-    PRESETS, ErrorCode, Game, IllegalAction, Record, build_deck, event_to_dict, make_rules,
-    parse_action, parse_card, view_for,
+    PRESETS,
+    ErrorCode,
+    Game,
+    IllegalAction,
+    Record,
+    build_deck,
+    event_to_dict,
+    make_rules,
+    parse_action,
+    parse_card,
+    view_for,
 )
 
 # --------------------------------------------------------------------------- parameters
@@ -323,7 +332,7 @@ def candidate_actions(game: Game, seat: int, rng: random.Random) -> list[object]
     hand = game.hand(seat) if 0 <= seat < game.n else []
     up = face_up_cards(game, seat) if 0 <= seat < game.n else []
     mine = hand + up
-    pick = lambda pool: rng.choice(pool or deck)  # noqa: E731
+    pick = lambda pool: rng.choice(pool or deck)
     out: list[object] = []
     for _ in range(4):
         out.append(("play", tuple(rng.sample(deck, rng.randint(1, 3)))))
@@ -373,8 +382,7 @@ def check_message(game: Game, seat: object, action: object, exc: IllegalAction) 
     """An error message names only cards the seat named, holds, or everyone sees (errors.py)."""
     if exc.code == ErrorCode.MALFORMED_ACTION:
         return  # syntax help may quote example cards
-    # "'take 9c'" is the fixed syntax example of one message, not a card of this game.
-    named = count_cards(exc.message.replace("'take 9c'", ""))
+    named = count_cards(exc.message)
     ok: set[int] = set(game.pile) | {c for _, c in game.announcements}
     for s in range(game.n):
         ok.update(face_up_cards(game, s))
@@ -405,9 +413,9 @@ def check_refusals(game: Game, rng: random.Random, *, full_every: int = 6) -> in
             tried += 1
     acting = game.to_act()
     some = [a for s in acting for a in game.legal_actions(s)]
-    others = [s for s in range(game.n) if s not in acting] + [-1, game.n, None, "0"]
+    others: list[Any] = [s for s in range(game.n) if s not in acting] + [-1, game.n, None, "0"]
     for k, seat in enumerate(others):
-        assert game.legal_actions(seat) == (), f"{where}: seat {seat!r} has legal actions"  # type: ignore[arg-type]
+        assert game.legal_actions(seat) == (), f"{where}: seat {seat!r} has legal actions"
         for j, action in enumerate(rng.sample(some, min(3, len(some))) + [("ready",), ("pass",), ("take",)]):
             _attempt(game, seat, action, before, snap, where, full=j == k == 0)
             tried += 1
@@ -445,7 +453,7 @@ def play(game: Game, policy: Policy, rng: random.Random, *, views_every: int = 0
     ``deep_first`` states and then with probability ``deep_p`` (8x in endgame-like states),
     at most ``deep_max`` times.
     """
-    stats = Counter()
+    stats: Counter[str] = Counter()
     check_conservation(game, "deal")
     limit = game.rules.max_actions + 1
     interesting = False
@@ -505,14 +513,15 @@ def check_replay(game: Game) -> None:
 # =========================================================================== tests
 
 @pytest.mark.parametrize(("preset", "n"), COMBOS, ids=COMBO_IDS)
-def test_random_game_invariants(preset: str, n: int) -> None:
+def test_random_game_invariants(preset: str, n: int, request: pytest.FixtureRequest) -> None:
     """A seeded random game keeps every invariant: conservation, legal/refused, views, events, end, replay."""
     seed = seed_of("random", preset, n)
     rng = random.Random(seed)
     game = new_game(preset, n, seed)
     stats = play(game, random_policy, rng, views_every=25, deep_p=1 / 150, deep_first=6,
-                 deep_max=16, replay_mid=True)
+                 deep_max=12, replay_mid=True)
     assert stats["deep"] >= 6 and stats["refused"] > 0
+    request.node.user_properties.extend(stats.items())
 
 
 @pytest.mark.parametrize(("preset", "n"), COMBOS, ids=COMBO_IDS)
@@ -521,7 +530,7 @@ def test_greedy_game_invariants(preset: str, n: int) -> None:
     seed = seed_of("greedy", preset, n)
     rng = random.Random(seed)
     game = new_game(preset, n, seed)
-    play(game, greedy_policy, rng, views_every=25, deep_p=1 / 200, deep_first=3, deep_max=8)
+    play(game, greedy_policy, rng, views_every=40, deep_p=1 / 200, deep_first=3, deep_max=6)
 
 
 @pytest.mark.parametrize(("preset", "n"), COMBOS, ids=COMBO_IDS)
@@ -541,14 +550,14 @@ def test_hypothesis_games(data: st.DataObject, seed: int) -> None:
     rules = make_rules(preset)
     n = data.draw(st.integers(rules.min_players, rules.max_players), label="seats")
     options = {"goal": data.draw(st.sampled_from(["loser", "winner"]), label="goal"),
-               "max_actions": data.draw(st.sampled_from([400, 1500]), label="max_actions")}
+               "max_actions": data.draw(st.sampled_from([300, 1000]), label="max_actions")}
     policy = data.draw(st.sampled_from([random_policy, greedy_policy]), label="policy")
     game = new_game(preset, n, seed, options)
     play(game, policy, random.Random(seed), views_every=20, deep_p=1 / 100, deep_first=2, deep_max=6)
 
 
 @pytest.mark.parametrize(("preset", "n"), COMBOS, ids=COMBO_IDS)
-def test_every_game_ends(preset: str, n: int) -> None:
+def test_every_game_ends(preset: str, n: int, request: pytest.FixtureRequest) -> None:
     """With the default max_actions every random and greedy game reaches 'over'; capped games place everyone."""
     capped = 0
     for i, policy in enumerate([random_policy, random_policy, greedy_policy]):
@@ -561,11 +570,12 @@ def test_every_game_ends(preset: str, n: int) -> None:
             assert len(game.history) < 5000
             seat = acting_seat(game, rng)
             events = game.apply(seat, policy(game, seat, rng))
-        assert events[-1] == ("game_over", None, game.places, game.places[-1], game.capped)
         check_outcome(game)
+        assert game.places is not None
+        assert events[-1] == ("game_over", None, game.places, game.places[-1], game.capped)
         check_conservation(game, "end")
         capped += game.capped
-    assert 0 <= capped <= 3  # counted; capped games are allowed (C18)
+    request.node.user_properties.append(("capped_games", capped))  # allowed (C18), and counted
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -629,7 +639,8 @@ def _in_play(preset: str = "classic", n: int = 2, seed: int = 1) -> Game:
 
 def test_type_confused_seats_refused() -> None:
     """A seat given as bool, float or str has no legal actions, so apply refuses it, state unchanged."""
-    for cur_as in (lambda s: bool(s), lambda s: float(s), lambda s: str(s)):
+    converters: list[Callable[[int], Any]] = [bool, float, str]
+    for cur_as in converters:
         for warm in (False, True):
             game = _in_play()
             cur = game.current
@@ -646,8 +657,7 @@ def test_type_confused_seats_refused() -> None:
 
 
 def test_type_confused_actions_refused() -> None:
-    """Actions equal to a listed one but with bool/float positions or cards are refused (they are not
-    well formed and their text form would not replay), state unchanged."""
+    """Actions equal to a listed one but with bool/float positions or cards are refused, state unchanged."""
     rng = random.Random(5)
     game = new_game("classic", 2, 5)
     while game.phase != "play" or game.source(game.current) != "face_down":
@@ -660,7 +670,7 @@ def test_type_confused_actions_refused() -> None:
     swap = next(a for a in setup.legal_actions(0) if a[0] == "swap")
     play_game = _in_play()
     play_ = next(a for a in play_game.legal_actions(play_game.current) if a[0] == "play")
-    cases = [(game, seat, a) for a in odd_flips]
+    cases: list[tuple[Game, int, tuple]] = [(game, seat, a) for a in odd_flips]
     cases += [(setup, 0, ("swap", swap[1], float(swap[2]))), (setup, 0, ("swap", float(swap[1]), swap[2]))]
     cases += [(play_game, play_game.current, ("play", tuple(float(c) for c in play_[1])))]
     failures = []

@@ -105,7 +105,7 @@ def test_lone_surrogate_rejected_pair_accepted() -> None:
 
 def test_deep_nesting_rejected() -> None:
     """Deeply nested arrays are a bad frame, not a RecursionError."""
-    deep = b"{\"a\":" + b"[" * 50_000 + b"]" * 50_000 + b"}\n"
+    deep = b'{"a":' + b"[" * 50_000 + b"]" * 50_000 + b"}\n"
     bad(LineDecoder(200_000), deep, ErrorCode.BAD_FRAME)
     bad(LineDecoder(1000), b'{"a":' + b"[" * 100 + b"]" * 100 + b"}\n", ErrorCode.BAD_FRAME)
 

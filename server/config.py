@@ -1,0 +1,99 @@
+"""Server settings: defaults, an optional TOML file, and command-line flags (flags win).
+
+Every limit the server enforces lives here, with a safe default, so that it is documented in
+one place (``docs/PROTOCOL.md`` lists them too and the server announces them in ``welcome``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 7433
+"""'SHED' on a phone keypad; not listed for common software."""
+
+
+def default_db_path() -> str:
+    """``$XDG_DATA_HOME/shithead/server.sqlite3`` (``~/.local/share/...`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "shithead" / "server.sqlite3")
+
+
+@dataclass
+class Limits:
+    """Limits per connection and for the whole server."""
+
+    max_frame_in: int = 4096
+    """Largest client-to-server frame after login, bytes (a play is about 40)."""
+    max_frame_in_before_login: int = 1024
+    """Largest client-to-server frame before login, bytes."""
+    max_frame_out: int = 1 << 20
+    """Largest server-to-client frame, bytes (a game record can be large)."""
+    max_connections: int = 2000
+    max_connections_per_address: int = 200
+    """Per IP address: a tournament host may run many bots from one machine."""
+    rate_per_second: float = 50.0
+    """Sustained messages per second per connection."""
+    rate_burst: int = 100
+    """Messages allowed in a burst above the sustained rate."""
+    max_output_buffer: int = 4 << 20
+    """A connection whose unsent output passes this is too slow to keep up and is closed."""
+    handshake_timeout: float = 10.0
+    """Seconds to send hello and log in after connecting."""
+    idle_timeout: float = 300.0
+    """Seconds without any message (a ping counts) before the connection is closed."""
+    max_tables: int = 1000
+    max_spectators: int = 100
+    """Per table."""
+    max_chat_per_minute: int = 30
+    scrypt_concurrency: int = 2
+    """Password hashes computed at once."""
+
+
+@dataclass
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    db: str = field(default_factory=default_db_path)
+    password: str | None = None
+    """Server password asked at login, or None for an open server."""
+    allow_guests: bool = True
+    log_level: str = "INFO"
+    reconnect_grace: float = 120.0
+    """Seconds a dropped player's seat is kept for a reconnect."""
+    action_seconds: float = 60.0
+    """Default per-action clock of a new table (tables may set their own)."""
+    bank_seconds: float = 0.0
+    """Default time bank of a new table."""
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, **overrides: Any) -> ServerConfig:
+        """Defaults, then the TOML file at ``path`` (top-level keys and a ``[limits]`` table),
+        then ``overrides`` whose value is not None. Unknown keys raise ``ValueError``."""
+        cfg = cls()
+        if path is not None:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+            cfg._apply(data)
+        cfg._apply({k: v for k, v in overrides.items() if v is not None})
+        return cfg
+
+    def _apply(self, data: dict[str, Any]) -> None:
+        names = {f.name for f in fields(self)}
+        limit_names = {f.name for f in fields(Limits)}
+        for key, value in data.items():
+            if key == "limits":
+                if not isinstance(value, dict):
+                    raise ValueError("[limits] must be a table")
+                for lk, lv in value.items():
+                    if lk not in limit_names:
+                        raise ValueError(f"unknown limit {lk!r}; known: {', '.join(sorted(limit_names))}")
+                    setattr(self.limits, lk, type(getattr(self.limits, lk))(lv))
+            elif key in names:
+                setattr(self, key, value)
+            else:
+                raise ValueError(f"unknown setting {key!r}; known: {', '.join(sorted(names))}")
