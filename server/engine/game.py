@@ -29,14 +29,15 @@ who made it (``after_pickup: previous``).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
+from itertools import chain, combinations
+from collections.abc import Iterable
 from typing import Any
 
 from .actions import (
     ANNOUNCE, DRAW, DRAW_ONE, FLIP, GAMBLE, GAMBLE_STOCK, PASS, PASS_NOW, PLACE, PLAY, READY,
     READY_NOW, RUN, SWAP, TAKE, TAKE_PILE, Action, is_well_formed,
 )
-from .cards import JOKER, card
+from .cards import ACE, JOKER
 from .deal import check_deck, deal
 from .events import (
     ANNOUNCED, BURNED, DREW, FIRST, FLIPPED, GAMBLED, GAME_OVER, OUT, PASSED, PLACED, PLAYED,
@@ -378,20 +379,23 @@ class Game:
                         acts.append((PLAY, cards))
 
     def _run_plays(self, cards: list[int], min_len: int, acts: list[Action]) -> None:
-        """Append the legal suit runs (``suit_runs``) that can be made from ``cards``."""
-        by_suit: dict[int, list[int]] = {}
-        for c in cards:
-            if c >> 2 != JOKER:
-                by_suit.setdefault(c & 3, []).append(c >> 2)
-        for suit in sorted(by_suit):
-            ranks = sorted(set(by_suit[suit]))
-            for i in range(len(ranks)):
-                j = i
-                while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-                    j += 1
-                    run = tuple(card(r, suit) for r in ranks[i:j + 1])
-                    if len(run) >= min_len and self._run_ok(run):
-                        acts.append((RUN, run))
+        """Append the legal suit runs (``suit_runs``) that can be made from ``cards``.
+
+        The card of the next rank in the same suit is ``c + 4`` (cards are ``rank << 2 |
+        suit``), so a run can only start at a card whose ``c + 4`` is held.
+        """
+        have = set(cards)
+        for c in sorted(have):
+            if c >> 2 >= ACE or c + 4 not in have:
+                continue
+            run = [c]
+            nxt = c + 4
+            while nxt in have and nxt >> 2 <= ACE:
+                run.append(nxt)
+                t = tuple(run)
+                if len(t) >= min_len and self._run_ok(t):
+                    acts.append((RUN, t))
+                nxt += 4
 
     def _run_ok(self, run: tuple[int, ...]) -> bool:
         """Simulate a suit run card by card: each card legal on the one before, no burn early."""
@@ -400,17 +404,18 @@ class Game:
             return False
         if len(run) < self._count_floor(run[0] >> 2):
             return False
-        pile = list(self.pile)
         eff = self.eff
+        empty = not self.pile
         last = len(run) - 1
+        bc = self._bc
         for i, c in enumerate(run):
             r = c >> 2
             if not pw.beats[eff][r]:
                 return False
-            pile.append(c)
-            if i < last and (pw.burn[r] or (self._bc and _run_length(pile, r, pw.glass, self._bc) >= self._bc)):
+            if i < last and (pw.burn[r] or (bc and _run_length(
+                    chain(self.pile, run[:i + 1]), r, pw.glass, bc) >= bc)):
                 return False
-            eff = _next_eff(pw, eff, r, len(pile) == 1)
+            eff = _next_eff(pw, eff, r, empty and i == 0)
         return True
 
     def _may_draw(self, s: int, plays: list[Action]) -> bool:
@@ -821,10 +826,10 @@ def _cover(row: list[list[int]], cards: list[int], start: int) -> list[int] | No
     return None
 
 
-def _run_length(pile: list[int], r: int, glass: tuple[bool, ...], limit: int) -> int:
-    """Cards of rank ``r`` in a row on top of the pile, looking through glass (C9)."""
+def _run_length(pile: Iterable[int], r: int, glass: tuple[bool, ...], limit: int) -> int:
+    """Cards of rank ``r`` in a row on top of the pile (bottom first), looking through glass (C9)."""
     n = 0
-    for c in reversed(pile):
+    for c in reversed(pile if isinstance(pile, list) else list(pile)):
         x = c >> 2
         if x == r:
             n += 1

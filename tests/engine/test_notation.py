@@ -34,7 +34,7 @@ def test_every_card_round_trips() -> None:
     """Every card of two decks plus jokers formats as two canonical characters and parses back."""
     texts = [format_card(c) for c in ALL_CARDS]
     assert len(ALL_CARDS) == 54 and len(set(texts)) == 54
-    for c, t in zip(ALL_CARDS, texts):
+    for c, t in zip(ALL_CARDS, texts, strict=True):
         assert len(t) == 2 and t[0] in "23456789TJQKAX" and t[1] in "cdhsrb"
         assert parse_card(t) == c
     assert {"Xr", "Xb"} <= set(texts)

@@ -301,7 +301,7 @@ def check_events(game: Game, before: Before, events: list[tuple]) -> None:
     for s in range(game.n):
         allowed.update(face_up_cards(game, s))
     allowed |= set((before.hand - Counter(game.hand(before.seat))).elements())
-    allowed |= {c for c, now in zip(before.face_down, game.face_down[before.seat])
+    allowed |= {c for c, now in zip(before.face_down, game.face_down[before.seat], strict=True)
                 if c is not None and now is None}
     if before.action[0] == "gamble" and before.stock_top is not None:
         allowed.add(before.stock_top)
@@ -332,7 +332,9 @@ def candidate_actions(game: Game, seat: int, rng: random.Random) -> list[object]
     hand = game.hand(seat) if 0 <= seat < game.n else []
     up = face_up_cards(game, seat) if 0 <= seat < game.n else []
     mine = hand + up
-    pick = lambda pool: rng.choice(pool or deck)
+    def pick(pool: list[int]) -> int:
+        return rng.choice(pool or deck)
+
     out: list[object] = []
     for _ in range(4):
         out.append(("play", tuple(rng.sample(deck, rng.randint(1, 3)))))

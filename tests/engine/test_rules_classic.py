@@ -206,7 +206,7 @@ def test_c2_loser_deals_next_game_with_next_dealer_loser() -> None:
         series.finish_game()
     assert dealers[1:] == losers[:-1]
     # The seed is chosen so that "loser" and "rotate" give different dealers.
-    assert any(d != (prev + 1) % 4 for prev, d in zip(dealers, dealers[1:]))
+    assert any(d != (prev + 1) % 4 for prev, d in zip(dealers, dealers[1:], strict=False))
 
 
 # --------------------------------------------------------------------------- C3 deal
@@ -335,7 +335,7 @@ def test_c5_lowest_rank_wins_over_clockwise_order() -> None:
 @pytest.mark.parametrize("zone", ["face_up", "hand"])
 @pytest.mark.parametrize("dealer,first", [(0, 2), (1, 2), (2, 0)])
 def test_c5_ties_go_clockwise_from_dealers_left(zone: str, dealer: int, first: int) -> None:
-    """C5: when seats 0 and 2 both have a 3 (face up, or in hand), the one first clockwise from the dealer's left opens."""
+    """C5: seats 0 and 2 both hold a 3 (face up, or in hand): the first clockwise from the dealer's left opens."""
     if zone == "face_up":
         up, hand = {**UP_NO_THREE, 0: "3c Kc Kd", 2: "3d Jc Jd"}, HAND_NO_THREE
     else:

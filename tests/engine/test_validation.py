@@ -205,7 +205,8 @@ def test_lower_allows_on_rank_without_lower() -> None:
     assert e.option == "lower_allows" and "lower_allows" in e.message and "lower" in e.message
     e = rules_error("gultnieks", {"powers": {"7": []}})
     assert e.option == "lower_allows"
-    assert make_rules("classic", {"powers": {"7": ["lower"]}, "lower_allows": {"7": "8T"}}).lower_allows == (("7", "8T"),)
+    rules = make_rules("classic", {"powers": {"7": ["lower"]}, "lower_allows": {"7": "8T"}})
+    assert rules.lower_allows == (("7", "8T"),)
 
 
 @pytest.mark.parametrize("value", [{"7": 8}, {"7": "8Z"}, "8T", {"Z": "8"}])
