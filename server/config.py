@@ -35,9 +35,10 @@ class Limits:
     max_connections: int = 2000
     max_connections_per_address: int = 200
     """Per IP address: a tournament host may run many bots from one machine."""
-    rate_per_second: float = 50.0
-    """Sustained messages per second per connection."""
-    rate_burst: int = 100
+    rate_per_second: float = 100.0
+    """Sustained messages per second per connection. An applied ``act`` is free (the turn
+    order paces it), so this only limits everything else, including refused actions."""
+    rate_burst: int = 200
     """Messages allowed in a burst above the sustained rate."""
     max_output_buffer: int = 4 << 20
     """A connection whose unsent output passes this is too slow to keep up and is closed."""

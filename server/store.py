@@ -86,17 +86,19 @@ class Store:
 
     # --- games
 
-    def save_game(self, *, table_name: str, preset: str, players: list[str], record: dict[str, Any],
-                  result: dict[str, Any], started: float, ended: float) -> int:
-        """Store a finished game; return its id."""
-        cur = self.db.execute(
-            "INSERT INTO games (table_name, preset, players, record, result, started, ended) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result), started, ended))
-        game_id = cur.lastrowid
-        assert game_id is not None
+    def save_game(self, *, game_id: int, table_name: str, preset: str, players: list[str],
+                  record: dict[str, Any], result: dict[str, Any], started: float, ended: float) -> None:
+        """Store a finished game under ``game_id`` (allocated by the server at the deal)."""
+        self.db.execute(
+            "INSERT INTO games (id, table_name, preset, players, record, result, started, ended) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result),
+             started, ended))
         log.debug("stored game %d of table %r", game_id, table_name)
-        return game_id
+
+    def last_game_id(self) -> int:
+        """The highest stored game id (0 if none): new games are numbered after it."""
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0])
 
     def game(self, game_id: int) -> dict[str, Any] | None:
         """The stored game: id, table, preset, players, record, result, started, ended."""

@@ -284,8 +284,9 @@ class Game:
         return result
 
     def _legal_setup(self, s: int) -> list[Action]:
+        # ready comes first when allowed, so "take the first legal action" ends the setup.
         distinct = sorted(set(self.hand(s)))
-        acts: list[Action] = []
+        acts: list[Action] = [READY_NOW] if all(self.face_up[s]) else []
         for i, st in enumerate(self.face_up[s]):
             if not st:
                 acts.extend((PLACE, c, i) for c in distinct)
@@ -295,8 +296,6 @@ class Game:
             if self._karma:
                 r = st[0] >> 2
                 acts.extend((PLACE, c, i) for c in distinct if c >> 2 == r)
-        if all(self.face_up[s]):
-            acts.append(READY_NOW)
         return acts
 
     def _legal_play(self, s: int) -> list[Action]:

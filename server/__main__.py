@@ -1,0 +1,82 @@
+"""``shithead-server`` / ``python -m server``: start the game server.
+
+    shithead-server                         # 0.0.0.0:7433, data in ~/.local/share/shithead
+    shithead-server --port 9000 --db ./games.sqlite3 --password secret
+    shithead-server --config server.toml    # TOML: host, port, db, password, ... and [limits]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import socket
+import sys
+
+from server.app import App
+from server.config import DEFAULT_PORT, ServerConfig
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, from the host name (no traffic)."""
+    try:
+        _, _, addrs = socket.gethostbyname_ex(socket.gethostname())
+    except OSError:
+        return []
+    return sorted({a for a in addrs if not a.startswith("127.")})
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="shithead-server", description="Shithead game server (msgpack/JSON over TCP)")
+    p.add_argument("--config", help="TOML file with settings (flags override it)")
+    p.add_argument("--host", help="address to listen on (default 0.0.0.0: every interface)")
+    p.add_argument("--port", type=int, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--db", help="SQLite file (default ~/.local/share/shithead/server.sqlite3)")
+    p.add_argument("--password", help="server password that clients must give at login")
+    p.add_argument("--no-guests", dest="allow_guests", action="store_false", default=None,
+                   help="refuse guest logins")
+    p.add_argument("--reconnect-grace", type=float, help="seconds a dropped player's seat waits (default 120)")
+    p.add_argument("--action-seconds", type=float, help="default time per action for new tables (default 60)")
+    p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
+    return p.parse_args(argv)
+
+
+async def serve(config: ServerConfig) -> None:
+    app = App(config)
+    await app.start()
+    host = config.host
+    print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)
+    if host in ("0.0.0.0", "::", ""):
+        for addr in lan_addresses():
+            print(f"  players on your network connect to {addr}:{app.port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    print("shutting down: finishing writes ...", flush=True)
+    await app.stop()
+    print("stopped", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        config = ServerConfig.load(args.config, host=args.host, port=args.port, db=args.db, password=args.password,
+                                   allow_guests=args.allow_guests, reconnect_grace=args.reconnect_grace,
+                                   action_seconds=args.action_seconds, log_level=args.log_level)
+    except (OSError, ValueError) as exc:
+        print(f"shithead-server: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(config))
+    except OSError as exc:
+        print(f"shithead-server: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

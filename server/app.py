@@ -1,0 +1,494 @@
+"""The asyncio shell: sockets, timers, storage threads, shutdown. The only place with await.
+
+Per connection one :class:`ClientSession` (an ``asyncio.Protocol``: callbacks measured
+faster than streams, DESIGN.md §4) drives a sans-I/O :class:`protocol.connection.Connection`
+and hands validated messages to :class:`App`, which routes them to the pure coordinators
+(:mod:`server.table`) and flushes what they want sent.
+
+Resource handling
+    * One sweeper task, twice a second, enforces the handshake and idle timeouts and runs the
+      table clocks; no read is wrapped in a timeout.
+    * SQLite is used from one writer thread only; finished games are written there, so the
+      event loop never waits on disk, and shutdown waits for every pending write.
+    * Password hashes run in a thread pool, a bounded number at a time.
+    * A connection whose unsent output passes ``max_output_buffer`` is closed: it reads too
+      slowly; its seat waits for a reconnect or its clock.
+
+Error handling
+    A malformed frame or message gets one ``error`` and the connection is closed; a
+    well-formed request that cannot be granted gets an ``error`` with its code and the
+    connection stays open. An unexpected exception while handling one request is logged
+    and answered with ``INTERNAL_ERROR``; it never reaches other connections or tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from protocol.connection import Connection, ConnectionState, check_version
+from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION, Act, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
+    LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
+    Watching, Welcome,
+)
+from server.auth import PasswordHasher, new_salt, token_hash, token_matches
+from server.config import ServerConfig
+from server.engine import RulesError, check_seats, make_rules, parse_cards
+from server.engine.cards import CardError
+from server.engine.deal import check_deck
+from server.store import Store
+from server.table import FinishedGame, Outbox, Table, TableError
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "shithead-server 0.1"
+SWEEP_INTERVAL = 0.5
+
+
+class ClientSession(asyncio.Protocol):
+    """One client connection: bytes in and out, rate limit, and who is logged in."""
+
+    def __init__(self, app: App) -> None:
+        lim = app.config.limits
+        self.app = app
+        self.conn = Connection("server", max_in=lim.max_frame_in, max_out=lim.max_frame_out,
+                               max_in_before_login=lim.max_frame_in_before_login)
+        self.transport: asyncio.Transport | None = None
+        self.address = "?"
+        self.name = ""
+        self.bot = False
+        self.guest = False
+        self.logged_in = False
+        self.login_pending = False
+        self.backlog: list[Message] = []
+        now = time.monotonic()
+        self.connected_at = now
+        self.last_active = now
+        self.tokens = float(lim.rate_burst)
+        self.refilled = now
+        self.closing = False
+
+    def __repr__(self) -> str:
+        return f"<session {self.name or '-'} {self.address}>"
+
+    # --- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        self.address = peer[0] if peer else "?"
+        self.app.connected(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.last_active = time.monotonic()
+        try:
+            messages = self.conn.receive_data(data)
+        except RemoteProtocolError as exc:
+            for msg in exc.received:
+                self.app.handle(self, msg)
+            if not self.closing and self.conn.state is ConnectionState.CLOSING:
+                self._write(self.conn.report(exc))
+            self.close()
+            return
+        for msg in messages:
+            if self.closing:
+                return
+            if self.login_pending:
+                self.backlog.append(msg)  # answered in order once the login is decided
+            elif self._allow():
+                self.app.handle(self, msg)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closing = True
+        self.app.disconnected(self)
+
+    # --- sending
+
+    def send(self, msg: Message) -> None:
+        if self.closing or self.transport is None:
+            return
+        try:
+            self._write(self.conn.send(msg))
+        except LocalProtocolError:
+            log.exception("refusing to send an invalid message to %r", self)
+
+    def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
+              retry_after: float | None = None, reason: str | None = None) -> None:
+        if self.closing or self.transport is None:
+            return
+        self._write(self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason))
+        if self.conn.closed:
+            self.close()
+
+    def _write(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is None or self.closing:
+            return
+        transport.write(data)
+        if transport.get_write_buffer_size() > self.app.config.limits.max_output_buffer:
+            log.warning("%r reads too slowly (%d bytes waiting): closing", self, transport.get_write_buffer_size())
+            self.closing = True
+            transport.abort()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+        self.closing = True
+
+    # --- limits
+
+    def _allow(self) -> bool:
+        """Token bucket: ``rate_per_second`` sustained, ``rate_burst`` at once."""
+        lim = self.app.config.limits
+        now = time.monotonic()
+        self.tokens = min(float(lim.rate_burst), self.tokens + (now - self.refilled) * lim.rate_per_second)
+        self.refilled = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        wait = max(0.001, math.ceil((1.0 - self.tokens) / lim.rate_per_second * 1000) / 1000)
+        self.error(ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", None, retry_after=wait)
+        return False
+
+
+class App:
+    """The server: sessions, tables, storage. See the module docstring."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.sessions: set[ClientSession] = set()
+        self.per_address: dict[str, int] = defaultdict(int)
+        self.tables: dict[int, Table] = {}
+        self.next_table_id = 1
+        self.next_game_id = 1
+        self.db_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
+        self.hasher = PasswordHasher(limit=config.limits.scrypt_concurrency)
+        self.store: Store | None = None
+        self.server: asyncio.Server | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.stopping = False
+
+    # --- lifecycle
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.store = await loop.run_in_executor(self.db_thread, Store, self.config.db)
+        self.next_game_id = await self.db(self.store.last_game_id) + 1
+        self.server = await loop.create_server(lambda: ClientSession(self), self.config.host, self.config.port,
+                                               reuse_address=True)
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        """Stop accepting, tell every client, close them, and finish every pending write."""
+        self.stopping = True
+        if self.server is not None:
+            self.server.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for s in list(self.sessions):
+            s.error(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            s.close()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.get_running_loop().run_in_executor(None, self.db_thread.shutdown, True)
+        if self.store is not None:
+            self.store.close()
+
+    async def db(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a store call on the writer thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.db_thread, lambda: fn(*args, **kwargs))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- connections
+
+    def connected(self, s: ClientSession) -> None:
+        lim = self.config.limits
+        if self.stopping:
+            s.error(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            s.close()
+            return
+        if len(self.sessions) >= lim.max_connections or self.per_address[s.address] >= lim.max_connections_per_address:
+            s.error(ErrorCode.TOO_MANY_CONNECTIONS, "too many connections; try again later")
+            s.close()
+            return
+        self.sessions.add(s)
+        self.per_address[s.address] += 1
+
+    def disconnected(self, s: ClientSession) -> None:
+        if s not in self.sessions:
+            return
+        self.sessions.discard(s)
+        self.per_address[s.address] -= 1
+        if self.per_address[s.address] <= 0:
+            del self.per_address[s.address]
+        out = Outbox()
+        now = time.monotonic()
+        for t in self.tables.values():
+            if s in t.watchers or t.seat_of(s) is not None:
+                t.disconnected(s, out, now)
+        self.flush(out)
+
+    def flush(self, out: Outbox) -> None:
+        for session, msg in out.items:
+            assert isinstance(session, ClientSession)
+            session.send(msg)
+
+    # --- requests
+
+    def handle(self, s: ClientSession, msg: Message) -> None:
+        """Answer one validated message; a failure here never escapes to other sessions."""
+        try:
+            self._handle(s, msg)
+        except TableError as exc:
+            s.error(exc.code, exc.message, getattr(msg, "id", None), reason=exc.reason)
+        except Exception:
+            log.exception("internal error while handling %s from %r", msg.TYPE, s)
+            s.error(ErrorCode.INTERNAL_ERROR, "the server failed on this request; it was not applied",
+                    getattr(msg, "id", None))
+
+    def _handle(self, s: ClientSession, msg: Message) -> None:
+        if isinstance(msg, Hello):
+            try:
+                check_version(msg)
+            except RemoteProtocolError as exc:
+                s.error(exc.code, exc.message, msg.id)
+                return
+            s.send(Welcome(id=msg.id, version=PROTOCOL_VERSION, server=SERVER_NAME, limits=self.public_limits(),
+                           capabilities=["json_lines", "resume", "clocks", "spectators", "records"],
+                           password_required=self.config.password is not None))
+            return
+        if isinstance(msg, Ping):
+            s.send(Pong(id=msg.id))
+            return
+        if isinstance(msg, Login):
+            if s.logged_in:
+                raise TableError(ErrorCode.ALREADY_LOGGED_IN, f"already logged in as {s.name}")
+            s.login_pending = True
+            self._spawn(self._login(s, msg))
+            return
+        if not s.logged_in:
+            raise TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
+        handler = self._handlers.get(type(msg))
+        if handler is None:
+            raise TableError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE} is not a request")
+        handler(self, s, msg)
+
+    def public_limits(self) -> dict[str, Any]:
+        lim = self.config.limits
+        return {"max_frame_in": lim.max_frame_in, "max_frame_in_before_login": lim.max_frame_in_before_login,
+                "max_frame_out": lim.max_frame_out, "rate_per_second": lim.rate_per_second,
+                "rate_burst": lim.rate_burst, "handshake_timeout": lim.handshake_timeout,
+                "idle_timeout": lim.idle_timeout, "reconnect_grace": self.config.reconnect_grace,
+                "max_output_buffer": lim.max_output_buffer}
+
+    async def _login(self, s: ClientSession, msg: Login) -> None:
+        try:
+            await self._check_login(s, msg)
+        except TableError as exc:
+            s.error(exc.code, exc.message, msg.id)
+        except Exception:
+            log.exception("login failed internally for %r", s)
+            s.error(ErrorCode.INTERNAL_ERROR, "login failed on the server", msg.id)
+        finally:
+            s.login_pending = False
+            backlog, s.backlog = s.backlog, []
+            for m in backlog:
+                if not s.closing:
+                    self.handle(s, m)
+
+    async def _check_login(self, s: ClientSession, msg: Login) -> None:
+        cfg = self.config
+        if cfg.password is not None:
+            if msg.server_password is None:
+                raise TableError(ErrorCode.SERVER_PASSWORD_REQUIRED, "this server needs server_password")
+            if not token_matches(msg.server_password, token_hash(cfg.password)):
+                raise TableError(ErrorCode.AUTH_FAILED, "wrong server password")
+        assert self.store is not None
+        account = await self.db(self.store.account, msg.name)
+        if msg.guest:
+            if not cfg.allow_guests:
+                raise TableError(ErrorCode.GUESTS_NOT_ALLOWED, "this server does not allow guests")
+            if account is not None:
+                raise TableError(ErrorCode.AUTH_FAILED, f"{msg.name} is a registered name; log in with its password")
+        else:
+            if not msg.password:
+                raise TableError(ErrorCode.AUTH_FAILED, "a password is needed (or log in as a guest)")
+            if account is None:
+                salt = new_salt()
+                pw_hash = await self.hasher.hash(msg.password, salt)
+                if not await self.db(self.store.create_account, msg.name, salt, pw_hash, bot=msg.bot):
+                    raise TableError(ErrorCode.AUTH_FAILED, "that name was just taken; try again")
+                log.info("registered %s%s", msg.name, " (bot)" if msg.bot else "")
+            elif not await self.hasher.verify(msg.password, account.salt, account.hash):
+                raise TableError(ErrorCode.AUTH_FAILED, "wrong name or password")
+            else:
+                s.bot = account.bot  # a bot account is marked as a bot everywhere
+        if s.closing:
+            return
+        s.name = account.name if account is not None and not msg.guest else msg.name
+        s.bot = s.bot or msg.bot
+        s.guest = msg.guest
+        s.logged_in = True
+        s.send(LoggedIn(id=msg.id, name=s.name, guest=s.guest, bot=s.bot))
+
+    # --- table requests
+
+    def _table(self, table_id: int) -> Table:
+        t = self.tables.get(table_id)
+        if t is None:
+            raise TableError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}")
+        return t
+
+    def _list(self, s: ClientSession, msg: ListTables) -> None:
+        s.send(Tables(id=msg.id, tables=[t.summary() for t in self.tables.values()]))
+
+    def _create(self, s: ClientSession, msg: CreateTable) -> None:
+        if len(self.tables) >= self.config.limits.max_tables:
+            raise TableError(ErrorCode.TABLE_FULL, "the server has as many tables as it allows")
+        try:
+            rules = make_rules(msg.preset, dict(msg.options or {}))
+            check_seats(rules, msg.seats)
+            deck = None
+            if msg.deck is not None:
+                deck = parse_cards(" ".join(msg.deck))
+                check_deck(deck, rules)
+        except RulesError as exc:
+            raise TableError(ErrorCode.BAD_RULES, exc.message) from None
+        except CardError as exc:
+            raise TableError(ErrorCode.BAD_RULES, f"deck: {exc}") from None
+        table = Table(self.next_table_id, msg.name, s.name, rules, msg.seats,
+                      password_hash=token_hash(msg.password) if msg.password else None,
+                      action_seconds=msg.action_seconds or self.config.action_seconds,
+                      bank_seconds=msg.bank_seconds if msg.bank_seconds is not None else self.config.bank_seconds,
+                      seed=msg.seed, deck=deck)
+        self.tables[table.id] = table
+        self.next_table_id += 1
+        log.info("%s created table %d %r (%s, %d seats)", s.name, table.id, msg.name, msg.preset, msg.seats)
+        s.send(TableCreated(id=msg.id, table=table.id))
+
+    def _join(self, s: ClientSession, msg: Join) -> None:
+        out = Outbox()
+        seat, token = self._table(msg.table).join(s, msg.seat, msg.password, out)
+        s.send(Joined(id=msg.id, table=msg.table, seat=seat, token=token))
+        self.flush(out)
+
+    def _leave(self, s: ClientSession, msg: Leave) -> None:
+        out = Outbox()
+        t = self._table(msg.table)
+        t.leave(s, out)
+        s.send(Ok(id=msg.id))
+        self.flush(out)
+        if not any(t.seats) and not t.watchers and not t.running:
+            del self.tables[t.id]
+
+    def _watch(self, s: ClientSession, msg: Watch) -> None:
+        out = Outbox()
+        t = self._table(msg.table)
+        s.send(Watching(id=msg.id, table=msg.table))
+        t.watch(s, msg.password, out, self.config.limits.max_spectators)
+        self.flush(out)
+
+    def _start(self, s: ClientSession, msg: Start) -> None:
+        out = Outbox()
+        t = self._table(msg.table)
+        t.start(s, out, time.monotonic(), self.next_game_id)
+        self.next_game_id += 1
+        s.send(Ok(id=msg.id))
+        self.flush(out)
+
+    def _act(self, s: ClientSession, msg: Act) -> None:
+        out = Outbox()
+        finished = self._table(msg.table).act(s, msg.seq, msg.action, out, time.monotonic())
+        # An applied action is paced by the turn order already: it costs no rate-limit token,
+        # so bots may play as fast as the game goes; refused ones do cost.
+        s.tokens = min(float(self.config.limits.rate_burst), s.tokens + 1.0)
+        s.send(Ok(id=msg.id))
+        self.flush(out)
+        if finished is not None:
+            self._store_game(finished)
+
+    def _chat(self, s: ClientSession, msg: Chat) -> None:
+        out = Outbox()
+        self._table(msg.table).chat(s, msg.text, out)
+        s.send(Ok(id=msg.id))
+        self.flush(out)
+
+    def _resume(self, s: ClientSession, msg: Resume) -> None:
+        t = self._table(msg.table)
+        old = next((st.session for st in t.seats if st is not None and st.session is not None
+                    and st.session is not s and st.name.lower() == s.name.lower()), None)
+        out = Outbox()
+        seat = t.resume(s, msg.token, out)
+        if isinstance(old, ClientSession):
+            old.error(ErrorCode.BAD_TOKEN, "this seat was taken over by a newer connection")
+        s.send(Joined(id=msg.id, table=t.id, seat=seat, token=msg.token))
+        self.flush(out)
+
+    def _get_record(self, s: ClientSession, msg: GetRecord) -> None:
+        async def fetch() -> None:
+            assert self.store is not None
+            game = await self.db(self.store.game, msg.game)
+            if game is None:
+                s.error(ErrorCode.UNKNOWN_GAME, f"no finished game {msg.game}", msg.id)
+            else:
+                s.send(Record(id=msg.id, record=game))
+        self._spawn(fetch())
+
+    _handlers: dict[type, Any] = {
+        ListTables: _list, CreateTable: _create, Join: _join, Leave: _leave, Watch: _watch, Start: _start,
+        Act: _act, Chat: _chat, Resume: _resume, GetRecord: _get_record,
+    }
+
+    # --- storage and timers
+
+    def _store_game(self, g: FinishedGame) -> None:
+        assert self.store is not None
+        fut = self.db_thread.submit(self.store.save_game, game_id=g.game_id, table_name=g.table_name,
+                                    preset=g.preset, players=g.players, record=g.record, result=g.result,
+                                    started=time.time() - (time.monotonic() - g.started), ended=time.time())
+        def done(f: Any) -> None:
+            if f.exception() is not None:
+                log.error("storing game %d failed: %s", g.game_id, f.exception())
+        fut.add_done_callback(done)
+
+    async def _sweep(self) -> None:
+        lim = self.config.limits
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            now = time.monotonic()
+            try:
+                for s in list(self.sessions):
+                    if not s.logged_in and now - s.connected_at > lim.handshake_timeout:
+                        s.error(ErrorCode.HANDSHAKE_TIMEOUT, "no hello and login in time")
+                        s.close()
+                    elif now - s.last_active > lim.idle_timeout:
+                        s.error(ErrorCode.IDLE_TIMEOUT, "no message for too long (send ping to stay)")
+                        s.close()
+                for t in list(self.tables.values()):
+                    if t.running:
+                        out = Outbox()
+                        finished = t.tick(now, self.config.reconnect_grace, out)
+                        self.flush(out)
+                        if finished is not None:
+                            self._store_game(finished)
+            except Exception:
+                log.exception("sweeper round failed; continuing")
+

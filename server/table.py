@@ -1,0 +1,443 @@
+"""One table: seats, watchers, a series of games, clocks. A pure coordinator.
+
+Nothing here awaits or touches a socket or the clock: every method takes ``now`` (seconds,
+monotonic) where time matters and appends what must be sent to an :class:`Outbox` as
+``(session, message)`` pairs. The asyncio shell (:mod:`server.app`) flushes the outbox,
+calls :meth:`Table.tick` from its sweeper, and stores finished games.
+
+Information: each seated player receives ``view_for(game, seat)`` and nothing wider;
+watchers receive the spectator view. Engine events are public by construction, so every
+recipient gets the same event list.
+
+Sequence numbers: every change increments ``seq`` and is broadcast as ``state``. An ``act``
+names the ``seq`` it answers and is accepted when no change to what that seat may do (and
+no action of its own) happened after it; otherwise ``STALE_SEQ``. A duplicate is therefore
+never applied twice, while seats acting at the same time during setup do not trip over each
+other.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from protocol.errors import ErrorCode
+from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
+from server.auth import new_token, token_matches
+from server.engine import (
+    Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action, view_for,
+)
+from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
+from server.engine.view import spectator_view
+
+log = logging.getLogger(__name__)
+
+
+class Session(Protocol):
+    """What a table needs to know of a connection."""
+
+    name: str
+    bot: bool
+    guest: bool
+
+
+class TableError(Exception):
+    """A refused request: a wire error code and a message (never a hidden card)."""
+
+    def __init__(self, code: ErrorCode, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+
+
+@dataclass
+class Outbox:
+    """Messages to deliver, in order."""
+
+    items: list[tuple[Session, Message]] = field(default_factory=list)
+
+    def send(self, session: Session, msg: Message) -> None:
+        self.items.append((session, msg))
+
+
+@dataclass
+class Seat:
+    name: str
+    bot: bool
+    guest: bool
+    token_hash: bytes
+    session: Session | None
+    away_since: float | None = None
+    timeouts: int = 0
+    bank: float = 0.0
+    acted_seq: int = 0
+    """Seq of the latest state that changed what this seat may do, or followed its own act."""
+    legal: tuple[Action, ...] = ()
+
+
+@dataclass
+class FinishedGame:
+    """A game to store: the shell writes it to SQLite."""
+
+    game_id: int
+    table_name: str
+    preset: str
+    players: list[str]
+    record: dict[str, Any]
+    result: dict[str, Any]
+    started: float
+    ended: float
+
+
+def default_action(game: Game, seat: int) -> Action:
+    """What the clock plays for a seat that ran out of time (documented in PROTOCOL.md):
+    ready in setup (or the first placement still needed), pass when announcing, pick up if
+    allowed (giving up the lowest face-up card), otherwise the lowest legal play, otherwise
+    the first legal action (a flip of the first face-down card)."""
+    legal = game.legal_actions(seat)
+    kinds = {a[0] for a in legal}
+    if READY in kinds:
+        return next(a for a in legal if a[0] == READY)
+    if PLACE in kinds and not any(a[0] == PLAY for a in legal):
+        return next(a for a in legal if a[0] == PLACE)
+    if "pass" in kinds:
+        return next(a for a in legal if a[0] == "pass")
+    takes = [a for a in legal if a[0] == TAKE]
+    if takes:
+        return min(takes, key=lambda a: (len(a), a[1] >> 2 if len(a) == 2 else 0))
+    plays = [a for a in legal if a[0] in (PLAY, RUN)]
+    if plays:
+        return min(plays, key=lambda a: (a[1][0] >> 2, len(a[1])))
+    flips = [a for a in legal if a[0] == FLIP]
+    return flips[0] if flips else legal[0]
+
+
+class Table:
+    """A table of ``nseats`` seats playing a series of games under ``rules``."""
+
+    def __init__(self, table_id: int, name: str, owner: str, rules: Rules, nseats: int, *,
+                 password_hash: bytes | None = None, action_seconds: float = 60.0, bank_seconds: float = 0.0,
+                 seed: int | None = None, deck: list[int] | None = None, rng: Any = None) -> None:
+        self.id = table_id
+        self.name = name
+        self.owner = owner
+        self.rules = rules
+        self.nseats = nseats
+        self.password_hash = password_hash
+        self.action_seconds = action_seconds
+        self.bank_seconds = bank_seconds
+        self.seed = seed
+        self.deck = deck
+        self.seats: list[Seat | None] = [None] * nseats
+        self.watchers: list[Session] = []
+        self.series = Series(rules, nseats, seed=seed) if seed is not None else Series(rules, nseats, rng=rng)
+        self.game: Game | None = None
+        self.game_id = 0
+        self.games_played = 0
+        self.seq = 0
+        self.started_at = 0.0
+        self.turn_started = 0.0
+        self.action_times: list[float] = []
+        self.closed = False
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def running(self) -> bool:
+        return self.game is not None and not self.game.is_over()
+
+    def seat_of(self, session: Session) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s is not None and s.session is session:
+                return i
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby shows of this table (public)."""
+        return {
+            "table": self.id,
+            "name": self.name,
+            "owner": self.owner,
+            "preset": self.rules.preset,
+            "options": self.rules.overrides(),
+            "seats": [None if s is None else {"name": s.name, "bot": s.bot, "guest": s.guest,
+                                              "away": s.session is None, "timeouts": s.timeouts}
+                      for s in self.seats],
+            "free": sum(s is None for s in self.seats),
+            "bots": sum(s is not None and s.bot for s in self.seats),
+            "spectators": len(self.watchers),
+            "status": "playing" if self.running else "waiting",
+            "games_played": self.games_played,
+            "password": self.password_hash is not None,
+            "action_seconds": self.action_seconds,
+            "bank_seconds": self.bank_seconds,
+            "fixed_seed": self.seed,
+            "fixed_deck": self.deck is not None,
+        }
+
+    def recipients(self) -> list[Session]:
+        out = [s.session for s in self.seats if s is not None and s.session is not None]
+        return out + self.watchers
+
+    # ------------------------------------------------------------------ lobby requests
+
+    def check_password(self, given: str | None) -> None:
+        """Table passwords are kept as a SHA-256 hash and compared in constant time."""
+        if self.password_hash is not None and (given is None or not token_matches(given, self.password_hash)):
+            raise TableError(ErrorCode.WRONG_PASSWORD, "wrong or missing table password")
+
+    def join(self, session: Session, seat: int | None, password: str | None, out: Outbox) -> tuple[int, str]:
+        """Seat ``session``; returns ``(seat, token)``. The token is shown only here."""
+        if self.seat_of(session) is not None:
+            raise TableError(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
+        self.check_password(password)
+        if any(s is not None and s.name.lower() == session.name.lower() for s in self.seats):
+            raise TableError(ErrorCode.SEAT_TAKEN, f"{session.name} already sits at this table; use resume")
+        if self.running:
+            raise TableError(ErrorCode.ALREADY_STARTED, "the game has started; watch instead")
+        if seat is None:
+            free = [i for i, s in enumerate(self.seats) if s is None]
+            if not free:
+                raise TableError(ErrorCode.TABLE_FULL, "no free seat at this table")
+            seat = free[0]
+        elif seat >= self.nseats:
+            raise TableError(ErrorCode.SEAT_TAKEN, f"this table has seats 0..{self.nseats - 1}")
+        elif self.seats[seat] is not None:
+            raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
+        token, token_hash = new_token()
+        self.seats[seat] = Seat(session.name, session.bot, session.guest, token_hash, session,
+                                bank=self.bank_seconds)
+        if session in self.watchers:
+            self.watchers.remove(session)
+        self._update(out)
+        return seat, token
+
+    def watch(self, session: Session, password: str | None, out: Outbox, max_watchers: int) -> None:
+        self.check_password(password)
+        if self.seat_of(session) is not None:
+            raise TableError(ErrorCode.SEAT_TAKEN, "you are seated here; players see their own view")
+        if session not in self.watchers:
+            if len(self.watchers) >= max_watchers:
+                raise TableError(ErrorCode.TABLE_FULL, "too many spectators at this table")
+            self.watchers.append(session)
+        self._update(out)
+        if self.game is not None:
+            out.send(session, self._state_for(None, []))
+
+    def leave(self, session: Session, out: Outbox) -> None:
+        if session in self.watchers:
+            self.watchers.remove(session)
+            self._update(out)
+            return
+        seat = self.seat_of(session)
+        if seat is None:
+            raise TableError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+        if self.running:
+            raise TableError(ErrorCode.ALREADY_STARTED,
+                             "the game is running: finish it (or disconnect; the clock plays for you)")
+        self.seats[seat] = None
+        if self.owner == session.name:
+            self._pass_ownership()
+        self._update(out)
+
+    def _pass_ownership(self) -> None:
+        for s in self.seats:
+            if s is not None:
+                self.owner = s.name
+                return
+
+    def resume(self, session: Session, token: str, out: Outbox) -> int:
+        """Give the seat whose token this is to ``session`` (replacing an older connection)."""
+        for i, s in enumerate(self.seats):
+            if s is not None and token_matches(token, s.token_hash):
+                if s.name.lower() != session.name.lower():
+                    break
+                s.session = session
+                s.away_since = None
+                self._update(out)
+                if self.game is not None:
+                    out.send(session, self._state_for(i, [{"kind": "back", "seat": i}]))
+                return i
+        raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name")
+
+    def disconnected(self, session: Session, out: Outbox, now: float) -> None:
+        """The connection of ``session`` is gone: watchers leave, players are marked away."""
+        if session in self.watchers:
+            self.watchers.remove(session)
+        seat = self.seat_of(session)
+        if seat is not None:
+            s = self.seats[seat]
+            assert s is not None
+            s.session = None
+            s.away_since = now
+        self._update(out)
+
+    def chat(self, session: Session, text: str, out: Outbox) -> None:
+        seat = self.seat_of(session)
+        if seat is None and session not in self.watchers:
+            raise TableError(ErrorCode.NOT_AT_TABLE, "join or watch the table to chat there")
+        msg = ChatMessage(table=self.id, seat=seat, name=session.name, text=text)
+        for r in self.recipients():
+            out.send(r, msg)
+
+    # ------------------------------------------------------------------ games
+
+    def start(self, session: Session, out: Outbox, now: float, game_id: int) -> None:
+        """Deal the next game of the series (the owner only, every seat taken)."""
+        if session.name != self.owner:
+            raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({self.owner}) can start")
+        if self.running:
+            raise TableError(ErrorCode.ALREADY_STARTED, "a game is running")
+        if any(s is None for s in self.seats):
+            raise TableError(ErrorCode.NOT_ENOUGH_PLAYERS, "every seat must be taken to start")
+        self.game = self.series.start_game(deck=list(self.deck) if self.deck is not None else None)
+        self.game_id = game_id
+        self.started_at = now
+        self.action_times = []
+        for s in self.seats:
+            assert s is not None
+            s.bank = self.bank_seconds
+        self.turn_started = now
+        self._broadcast([{"kind": "game_start", "seat": None, "game": game_id,
+                          "dealer": self.game.dealer}], out, now)
+        self._update(out)
+
+    def act(self, session: Session, seq: int, text: str, out: Outbox, now: float) -> FinishedGame | None:
+        """Apply the action of the seat held by ``session``. Returns the finished game, if any."""
+        seat = self.seat_of(session)
+        if seat is None:
+            raise TableError(ErrorCode.NOT_SEATED, "you have no seat at this table")
+        game = self.game
+        if game is None or game.is_over():
+            raise TableError(ErrorCode.NOT_STARTED, "no game is running at this table")
+        s = self.seats[seat]
+        assert s is not None
+        if not s.acted_seq <= seq <= self.seq:
+            raise TableError(ErrorCode.STALE_SEQ, f"seq {seq} is stale: the latest state for you is {self.seq}")
+        try:
+            action = parse_action(text)
+            events = game.apply(seat, action)
+        except IllegalAction as exc:
+            raise TableError(ErrorCode.ILLEGAL_ACTION, exc.message, reason=str(exc.code)) from None
+        self._spend_clock(s, now)
+        return self._after(seat, action, events, out, now)
+
+    def _spend_clock(self, s: Seat, now: float) -> None:
+        if self.bank_seconds:
+            over = (now - self.turn_started) - self.action_seconds
+            if over > 0:
+                s.bank = max(0.0, s.bank - over)
+
+    def _after(self, seat: int, action: Action, events: list, out: Outbox, now: float,
+               extra: list[dict[str, Any]] | None = None) -> FinishedGame | None:
+        game = self.game
+        assert game is not None
+        self.action_times.append(round(now - self.started_at, 3))
+        dicts = (extra or []) + [event_to_dict(e) for e in events]
+        # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
+        if game.phase != "setup":
+            self.turn_started = now
+        self._broadcast(dicts, out, now, acted=seat)
+        if game.is_over():
+            return self._finish(out, now)
+        return None
+
+    def _finish(self, out: Outbox, now: float) -> FinishedGame:
+        """The game ended: close it in the series (tally, next dealer) and tell everyone."""
+        game = self.game
+        assert game is not None
+        outcome = game.outcome()
+        assert outcome is not None
+        self.games_played += 1
+        players = [s.name if s else "?" for s in self.seats]
+        record = Record.of(game).to_dict()
+        record["players"] = players
+        record["times"] = list(self.action_times)
+        self.series.finish_game()
+        result = {**outcome.to_dict(), "players": players}
+        tally = {**self.series.tally.to_dict(), "players": players,
+                 "timeouts": [s.timeouts if s else 0 for s in self.seats]}
+        msg = GameOver(table=self.id, game=self.game_id, result=result, tally=tally)
+        for r in self.recipients():
+            out.send(r, msg)
+        self._update(out)
+        return FinishedGame(self.game_id, self.name, self.rules.preset, players, record,
+                            outcome.to_dict(), self.started_at, now)
+
+    # ------------------------------------------------------------------ clocks
+
+    def deadline(self, seat: int) -> float | None:
+        """Monotonic time by which ``seat`` must act, or None if it need not."""
+        game = self.game
+        if game is None or game.is_over() or seat not in game.to_act():
+            return None
+        s = self.seats[seat]
+        assert s is not None
+        return self.turn_started + self.action_seconds + s.bank
+
+    def tick(self, now: float, grace: float, out: Outbox) -> FinishedGame | None:
+        """Apply the default action for every seat whose time is up (or who is gone)."""
+        game = self.game
+        if game is None or game.is_over():
+            return None
+        for seat in list(game.to_act()):
+            s = self.seats[seat]
+            assert s is not None
+            dl = self.deadline(seat)
+            gone = s.session is None and s.away_since is not None and now - s.away_since > grace
+            if dl is not None and (now >= dl or gone):
+                action = default_action(game, seat)
+                s.timeouts += 1
+                s.bank = 0.0
+                events = game.apply(seat, action)
+                extra = [{"kind": "timeout", "seat": seat, "action": format_action(action),
+                          "count": s.timeouts}]
+                finished = self._after(seat, action, events, out, now, extra)
+                if finished is not None or game.is_over():
+                    return finished
+                break  # one default action per tick per table keeps ticks short
+        return None
+
+    # ------------------------------------------------------------------ broadcasting
+
+    def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
+        game = self.game
+        assert game is not None
+        view = view_for(game, seat) if seat is not None else spectator_view(game)
+        for i, p in enumerate(view["players"]):
+            st = self.seats[i]
+            p["name"] = st.name if st else None
+            p["bot"] = bool(st and st.bot)
+            p["away"] = bool(st and st.session is None)
+            p["timeouts"] = st.timeouts if st else 0
+        deadline = None
+        if seat is not None and now is not None:
+            dl = self.deadline(seat)
+            if dl is not None:
+                deadline = max(0.0, round(dl - now, 3))
+        return State(table=self.id, seq=self.seq, game=self.game_id, view=view, events=events, deadline=deadline)
+
+    def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
+        game = self.game
+        assert game is not None
+        self.seq += 1
+        for i, s in enumerate(self.seats):
+            if s is None:
+                continue
+            legal = game.legal_actions(i)
+            if legal != s.legal or i == acted:
+                s.legal = legal
+                s.acted_seq = self.seq
+            if s.session is not None:
+                out.send(s.session, self._state_for(i, events, now))
+        if self.watchers:
+            msg = self._state_for(None, events)
+            for w in self.watchers:
+                out.send(w, msg)
+
+    def _update(self, out: Outbox) -> None:
+        msg = TableUpdate(table=self.id, summary=self.summary())
+        for r in self.recipients():
+            out.send(r, msg)
