@@ -124,7 +124,14 @@ class ClientSession(asyncio.Protocol):
               retry_after: float | None = None, reason: str | None = None) -> None:
         if self.closing or self.transport is None:
             return
-        self._write(self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason))
+        try:
+            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason)
+        except LocalProtocolError:
+            # The connection is past the point of sending (e.g. it already sent a fatal error).
+            log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
+            self.close()
+            return
+        self._write(data)
         if self.conn.closed:
             self.close()
 
@@ -436,7 +443,7 @@ class App:
         old = next((st.session for st in t.seats if st is not None and st.session is not None
                     and st.session is not s and st.name.lower() == s.name.lower()), None)
         out = Outbox()
-        seat = t.resume(s, msg.token, out)
+        seat = t.resume(s, msg.token, out, time.monotonic())
         if isinstance(old, ClientSession):
             old.error(ErrorCode.BAD_TOKEN, "this seat was taken over by a newer connection")
         s.send(Joined(id=msg.id, table=t.id, seat=seat, token=msg.token))

@@ -248,7 +248,7 @@ class Table:
                 self.owner = s.name
                 return
 
-    def resume(self, session: Session, token: str, out: Outbox) -> int:
+    def resume(self, session: Session, token: str, out: Outbox, now: float | None = None) -> int:
         """Give the seat whose token this is to ``session`` (replacing an older connection)."""
         for i, s in enumerate(self.seats):
             if s is not None and token_matches(token, s.token_hash):
@@ -258,7 +258,7 @@ class Table:
                 s.away_since = None
                 self._update(out)
                 if self.game is not None:
-                    out.send(session, self._state_for(i, [{"kind": "back", "seat": i}]))
+                    out.send(session, self._state_for(i, [{"kind": "back", "seat": i}], now))
                 return i
         raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name")
 
