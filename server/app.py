@@ -101,9 +101,12 @@ class ClientSession(asyncio.Protocol):
         for msg in messages:
             if self.closing:
                 return
+            if not self._allow(getattr(msg, "id", None)):
+                continue
             if self.login_pending:
-                self.backlog.append(msg)  # answered in order once the login is decided
-            elif self._allow():
+                # Answered in order once the login is decided; the rate limit bounds the list.
+                self.backlog.append(msg)
+            else:
                 self.app.handle(self, msg)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -152,7 +155,7 @@ class ClientSession(asyncio.Protocol):
 
     # --- limits
 
-    def _allow(self) -> bool:
+    def _allow(self, request_id: int | None) -> bool:
         """Token bucket: ``rate_per_second`` sustained, ``rate_burst`` at once."""
         lim = self.app.config.limits
         now = time.monotonic()
@@ -162,7 +165,7 @@ class ClientSession(asyncio.Protocol):
             self.tokens -= 1.0
             return True
         wait = max(0.001, math.ceil((1.0 - self.tokens) / lim.rate_per_second * 1000) / 1000)
-        self.error(ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", None, retry_after=wait)
+        self.error(ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", request_id, retry_after=wait)
         return False
 
 
@@ -409,8 +412,8 @@ class App:
     def _watch(self, s: ClientSession, msg: Watch) -> None:
         out = Outbox()
         t = self._table(msg.table)
+        t.watch(s, msg.password, out, self.config.limits.max_spectators)  # raises before any answer
         s.send(Watching(id=msg.id, table=msg.table))
-        t.watch(s, msg.password, out, self.config.limits.max_spectators)
         self.flush(out)
 
     def _start(self, s: ClientSession, msg: Start) -> None:

@@ -1,0 +1,946 @@
+"""Server speed: actions/s, action latency, CPU per action and memory per connection,
+against a bare msgpack echo server over the same number of connections.
+
+    python benchmarks/server.py                  # full run (about 2 minutes)
+    python benchmarks/server.py --quick          # smoke run, scaled down (about 15 s)
+    python benchmarks/server.py --tables 50 --seconds 10 --warmup 3
+    python benchmarks/server.py --profile        # main scenario with the server under cProfile
+
+Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
+
+* the real server, ``python -m server`` (fresh for each scenario, a temporary database, a
+  config file that lifts the connection and rate limits, 600 s action clocks);
+* a load generator, this script with ``--loadgen`` in a separate process: asyncio, raw
+  msgpack frames, N tables of 4 clients that always play the first legal action; the first
+  client of each table creates a 4-seat classic table, starts it, and starts the next game
+  after each ``game_over``. A client has at most one ``act`` in flight; latency is from
+  sending ``act`` to receiving its ``ok`` (the server sends it before the new states);
+* a bare asyncio msgpack echo server (this script with ``--echo-server``): each frame in is
+  unpacked, packed again and sent back. Its clients send a real ``state`` frame recorded
+  during the main scenario, one round trip at a time per connection.
+
+Scenarios: (1) ``--tables`` tables (default 100: 400 connections) for actions/s, latency,
+server CPU per action and memory per connection; (2) the echo baseline over as many
+connections; (3) ``--idle-connections`` connections that only say hello and log in, for
+memory per idle connection; (4) the p99 check with 1,000 connections, read as 250 tables of
+4 all playing (``--p99-mode mixed``: ``--tables`` tables playing plus idle connections up to
+1,000). Server CPU is utime+stime from /proc/<pid>/stat, memory is VmRSS from
+/proc/<pid>/status. This machine is shared and noisy; nothing is asserted, it only prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import gc
+import json
+import os
+import re
+import resource
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+
+TARGET_ACTIONS = 15_000  # actions/s on one server core, 100 tables (400 connections)
+TARGET_P99_MS = 25.0  # action latency p99 with 1,000 connections
+TARGET_IDLE_KIB = 10.0  # memory per idle connection
+P99_CONNECTIONS = 1000
+
+CONFIG_TOML = """\
+# Written by benchmarks/server.py: lift the limits a benchmark from one address would hit.
+[limits]
+max_connections = 20000
+max_connections_per_address = 20000
+rate_per_second = 1000000.0
+rate_burst = 1000000
+handshake_timeout = 300.0
+idle_timeout = 3600.0
+max_tables = 10000
+"""
+
+_HDR = struct.Struct(">I")
+_packb = msgpack.packb
+_unpackb = msgpack.unpackb
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# =========================================================================== /proc helpers
+
+
+def proc_cpu(pid: int) -> float:
+    """utime + stime of a process (all its threads), seconds."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of stat(5)
+
+
+def proc_rss(pid: int) -> int:
+    """Resident set size, bytes."""
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def percentile(sorted_values: list[float], p: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(p / 100 * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+# =========================================================================== load generator (child process)
+
+
+class Stats:
+    """Counters shared by every client of one load-generator process."""
+
+    def __init__(self) -> None:
+        self.acts = 0
+        self.games = 0
+        self.errors: Counter[str] = Counter()
+        self.recording = False
+        self.lat: list[float] = []
+        self.frames = 0
+        self.state_frames = 0
+        self.state_bytes = 0
+        self.sample: dict[str, Any] | None = None
+        self.lost = 0
+
+
+class Client(asyncio.Protocol):
+    """One game connection: raw length-prefixed msgpack, no validation (speed first)."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.next_id = 0
+        self.waiters: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.table = 0
+        self.owner = False
+        self.inflight = False
+        self.act_id = -1
+        self.act_t = 0.0
+        self.pending: dict[str, Any] | None = None
+
+    # --- transport
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.stats.lost += 1
+        for fut in self.waiters.values():
+            if not fut.done():
+                fut.set_exception(ConnectionError("connection lost"))
+        self.waiters.clear()
+
+    def send(self, msg: dict[str, Any]) -> int:
+        self.next_id += 1
+        msg["id"] = self.next_id
+        body = _packb(msg)
+        assert self.transport is not None
+        self.transport.write(_HDR.pack(len(body)) + body)
+        return self.next_id
+
+    def request(self, msg: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiters[self.send(msg)] = fut
+        return fut
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        if buf:
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        n = len(data)
+        mv = memoryview(data)
+        pos = 0
+        on_frame = self.on_frame
+        while n - pos >= 4:
+            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+            if end > n:
+                break
+            on_frame(_unpackb(mv[pos + 4:end]), end - pos)
+            pos = end
+        if pos < n:
+            buf += mv[pos:]
+
+    # --- messages
+
+    def on_frame(self, m: dict[str, Any], size: int) -> None:
+        st = self.stats
+        st.frames += 1
+        t = m["type"]
+        if t == "state":
+            st.state_frames += 1
+            st.state_bytes += size
+            if self.inflight:
+                self.pending = m  # newer than what we acted on; used if the act is refused
+            else:
+                self.act_on(m)
+        elif t == "ok" or t == "error":
+            mid = m.get("id")
+            if mid == self.act_id:
+                self.inflight = False
+                self.act_id = -1
+                p, self.pending = self.pending, None
+                if t == "ok":
+                    st.acts += 1
+                    if st.recording:
+                        st.lat.append(time.perf_counter() - self.act_t)
+                    # The next state on this connection is the one after our action.
+                else:
+                    st.errors[m["code"]] += 1
+                    if p is not None:
+                        self.act_on(p)
+            else:
+                fut = self.waiters.pop(mid, None) if mid is not None else None
+                if fut is not None:
+                    fut.set_result(m)
+                elif t == "error":
+                    st.errors[m["code"]] += 1
+        elif t == "game_over":
+            if self.owner:
+                st.games += 1
+                self.send({"type": "start", "table": self.table})
+        elif t != "table_update":
+            fut = self.waiters.pop(m.get("id", -1), None)
+            if fut is not None:
+                fut.set_result(m)
+
+    def act_on(self, m: dict[str, Any]) -> None:
+        legal = m["view"]["legal"]
+        if legal:
+            if self.stats.recording and self.stats.sample is None:
+                self.stats.sample = m
+            self.act_t = time.perf_counter()
+            self.act_id = self.send({"type": "act", "table": self.table, "seq": m["seq"], "action": legal[0]})
+            self.inflight = True
+
+
+def emit(event: str, **data: Any) -> None:
+    sys.stdout.write(json.dumps({"event": event, **data}) + "\n")
+    sys.stdout.flush()
+
+
+async def read_line() -> str:
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if not line:
+        raise SystemExit("load generator: parent went away")
+    return line.strip()
+
+
+async def expect(fut: asyncio.Future[dict[str, Any]], want: str) -> dict[str, Any]:
+    reply = await fut
+    if reply.get("type") != want:
+        raise RuntimeError(f"expected {want}, got {reply}")
+    return reply
+
+
+async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semaphore) -> Client:
+    loop = asyncio.get_running_loop()
+    async with sem:
+        _, c = await loop.create_connection(lambda: Client(stats), HOST, port)
+        hello = c.request({"type": "hello", "version": 1, "client": "bench"})
+        login = c.request({"type": "login", "name": name, "guest": True})  # pipelined after hello
+        await expect(hello, "welcome")
+        await expect(login, "logged_in")
+    return c
+
+
+async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio.Semaphore) -> list[Client]:
+    clients = await asyncio.gather(*(connect_login(port, stats, f"{prefix}t{i}s{s}", sem) for s in range(4)))
+    owner = clients[0]
+    owner.owner = True
+    created = await expect(owner.request({"type": "create_table", "name": f"bench {prefix}{i}",
+                                          "preset": "classic", "seats": 4}), "table_created")
+    for c in clients:
+        c.table = created["table"]
+        await expect(c.request({"type": "join", "table": c.table}), "joined")
+    return clients
+
+
+async def open_idle(port: int, stats: Stats, prefix: str, count: int, sem: asyncio.Semaphore) -> list[Client]:
+    return list(await asyncio.gather(*(connect_login(port, stats, f"{prefix}i{k}", sem) for k in range(count))))
+
+
+async def sleep_until(t: float) -> None:
+    await asyncio.sleep(max(0.0, t - time.monotonic()))
+
+
+def close_all(clients: list[Any]) -> None:
+    for c in clients:
+        if c.transport is not None:
+            c.transport.close()
+
+
+async def loadgen_game(spec: dict[str, Any]) -> None:
+    stats = Stats()
+    sem = asyncio.Semaphore(64)  # connects in flight: stay inside the listen backlog
+    port, prefix = spec["port"], spec["prefix"]
+    t_setup = time.monotonic()
+    tables = await asyncio.wait_for(asyncio.gather(
+        *(setup_table(port, stats, prefix, i, sem) for i in range(spec["tables"]))), 300)
+    idle = await asyncio.wait_for(open_idle(port, stats, prefix, spec.get("idle", 0), sem), 300)
+    emit("seated", seconds=time.monotonic() - t_setup)
+    go, t0, t1 = (await read_line()).split()
+    assert go == "go"
+    gc.collect()
+    gc.disable()  # messages are acyclic: reference counting frees them
+    for clients in tables:
+        clients[0].send({"type": "start", "table": clients[0].table})
+    await sleep_until(float(t0))
+    acts0, games0, cpu0 = stats.acts, stats.games, time.process_time()
+    stats.recording = True
+    await sleep_until(float(t1))
+    stats.recording = False
+    acts, games, cpu = stats.acts - acts0, stats.games - games0, time.process_time() - cpu0
+    emit("result", acts=acts, games=games, cpu=cpu, wall=float(t1) - float(t0),
+         lat_us=[round(x * 1e6) for x in stats.lat], errors=dict(stats.errors), lost=stats.lost,
+         frames=stats.frames, state_frames=stats.state_frames, state_bytes=stats.state_bytes,
+         sample=stats.sample)
+    close_all([c for clients in tables for c in clients] + idle)
+    await asyncio.sleep(0.2)
+
+
+async def loadgen_idle(spec: dict[str, Any]) -> None:
+    stats = Stats()
+    sem = asyncio.Semaphore(64)
+    port, prefix = spec["port"], spec["prefix"]
+    warm = await open_idle(port, stats, prefix + "w", spec["warm"], sem)
+    emit("warm")
+    assert await read_line() == "go"
+    t = time.monotonic()
+    idle = await asyncio.wait_for(open_idle(port, stats, prefix, spec["count"], sem), 300)
+    emit("ready", seconds=time.monotonic() - t, lost=stats.lost, errors=dict(stats.errors))
+    await read_line()
+    close_all(warm + idle)
+    await asyncio.sleep(0.2)
+
+
+class EchoClient(asyncio.Protocol):
+    """One echo connection: one frame in flight, the reply unpacked like a game client does."""
+
+    def __init__(self, stats: Stats, frame: bytes) -> None:
+        self.stats = stats
+        self.frame = frame
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.t = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.stats.lost += 1
+
+    def fire(self) -> None:
+        self.t = time.perf_counter()
+        assert self.transport is not None
+        self.transport.write(self.frame)
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        if buf:
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        n = len(data)
+        mv = memoryview(data)
+        pos = 0
+        st = self.stats
+        while n - pos >= 4:
+            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+            if end > n:
+                break
+            _unpackb(mv[pos + 4:end])
+            pos = end
+            st.acts += 1
+            if st.recording:
+                st.lat.append(time.perf_counter() - self.t)
+            self.fire()
+        if pos < n:
+            buf += mv[pos:]
+
+
+async def loadgen_echo(spec: dict[str, Any]) -> None:
+    stats = Stats()
+    loop = asyncio.get_running_loop()
+    body = _packb(spec["payload"])
+    frame = _HDR.pack(len(body)) + body
+    sem = asyncio.Semaphore(64)
+
+    async def connect() -> EchoClient:
+        async with sem:
+            _, c = await loop.create_connection(lambda: EchoClient(stats, frame), HOST, spec["port"])
+        return c
+
+    clients = await asyncio.wait_for(asyncio.gather(*(connect() for _ in range(spec["count"]))), 300)
+    emit("seated", seconds=0.0)
+    go, t0, t1 = (await read_line()).split()
+    gc.collect()
+    gc.disable()
+    for c in clients:
+        c.fire()
+    await sleep_until(float(t0))
+    n0, cpu0 = stats.acts, time.process_time()
+    stats.recording = True
+    await sleep_until(float(t1))
+    stats.recording = False
+    emit("result", acts=stats.acts - n0, games=0, cpu=time.process_time() - cpu0, wall=float(t1) - float(t0),
+         lat_us=[round(x * 1e6) for x in stats.lat], errors={}, lost=stats.lost, frame_bytes=len(frame))
+    close_all(clients)
+    await asyncio.sleep(0.2)
+
+
+def loadgen_main(spec_text: str) -> int:
+    spec = json.loads(spec_text)
+    fn = {"game": loadgen_game, "idle": loadgen_idle, "echo": loadgen_echo}[spec["mode"]]
+    try:
+        asyncio.run(fn(spec))
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as exc:
+        emit("failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+    return 0
+
+
+# =========================================================================== echo server (child process)
+
+
+class EchoProtocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        if buf:
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        n = len(data)
+        mv = memoryview(data)
+        pos = 0
+        write = self.transport.write  # type: ignore[union-attr]
+        while n - pos >= 4:
+            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+            if end > n:
+                break
+            body = _packb(_unpackb(mv[pos + 4:end]))
+            write(_HDR.pack(len(body)) + body)
+            pos = end
+        if pos < n:
+            buf += mv[pos:]
+
+
+async def echo_server_main() -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(EchoProtocol, HOST, 0, backlog=1024)
+    print(f"echo server listening on {HOST}:{server.sockets[0].getsockname()[1]}", flush=True)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+
+
+# =========================================================================== server under cProfile (child process)
+
+
+def profiled_server_main(out: str, argv: list[str]) -> int:
+    """Run the real server in this process; profile between SIGUSR1 and SIGUSR2."""
+    import cProfile
+
+    sys.path.insert(0, str(ROOT))
+    from server.__main__ import main as server_main
+
+    prof = cProfile.Profile()
+    signal.signal(signal.SIGUSR1, lambda *_: prof.enable())
+    signal.signal(signal.SIGUSR2, lambda *_: prof.disable())
+    try:
+        return server_main(argv)
+    finally:
+        prof.disable()
+        prof.dump_stats(out)
+
+
+# =========================================================================== orchestration (parent)
+
+
+def _die_with_parent() -> None:
+    """In a child before exec: get SIGTERM if this script dies without cleaning up."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Children:
+    """Every process started here; all stopped on exit, however we exit."""
+
+    def __init__(self) -> None:
+        self.procs: list[subprocess.Popen[str]] = []
+
+    def popen(self, cmd: list[str], **kw: Any) -> subprocess.Popen[str]:
+        p = subprocess.Popen(cmd, cwd=ROOT, text=True, start_new_session=True, preexec_fn=_die_with_parent, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop(self, p: subprocess.Popen[str], timeout: float = 15.0) -> None:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for f in (p.stdin, p.stdout, p.stderr):
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
+
+    def __enter__(self) -> Children:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for p in reversed(self.procs):
+            self.stop(p, timeout=5.0)
+
+
+def read_line_timeout(p: subprocess.Popen[str], timeout: float, what: str) -> str:
+    assert p.stdout is not None
+    ready, _, _ = select.select([p.stdout], [], [], timeout)
+    if not ready:
+        raise RuntimeError(f"{what}: nothing after {timeout:.0f} s")
+    line = p.stdout.readline()
+    if not line:
+        raise RuntimeError(f"{what}: exited with {p.wait()}")
+    return line
+
+
+def read_event(p: subprocess.Popen[str], want: str, timeout: float = 400.0) -> dict[str, Any]:
+    while True:
+        line = read_line_timeout(p, timeout, "load generator")
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            print("  loadgen:", line.rstrip(), file=sys.stderr)
+            continue
+        if ev.get("event") == "failed":
+            raise RuntimeError(f"load generator failed: {ev['error']}")
+        if ev.get("event") == want:
+            return ev
+
+
+def tell(p: subprocess.Popen[str], line: str) -> None:
+    assert p.stdin is not None
+    p.stdin.write(line + "\n")
+    p.stdin.flush()
+
+
+class Server:
+    """The real server (or the echo server), started fresh for one scenario."""
+
+    def __init__(self, kids: Children, tmp: Path, tag: str, *, echo: bool = False, profile: str | None = None):
+        self.kids = kids
+        self.err_path = tmp / f"{tag}.stderr"
+        me = str(Path(__file__).resolve())
+        args = ["--host", HOST, "--port", "0", "--db", str(tmp / f"{tag}.sqlite3"), "--action-seconds", "600",
+                "--log-level", "WARNING", "--config", str(tmp / "bench.toml")]
+        if echo:
+            cmd = [sys.executable, me, "--echo-server"]
+        elif profile:
+            cmd = [sys.executable, me, "--profiled-server", profile, "--", *args]
+        else:
+            cmd = [sys.executable, "-m", "server", *args]
+        with open(self.err_path, "w") as err:
+            self.proc = kids.popen(cmd, stdout=subprocess.PIPE, stderr=err)
+        line = read_line_timeout(self.proc, 60, f"server {tag}")
+        m = re.search(r":(\d+)\b", line)
+        if not m:
+            raise RuntimeError(f"server {tag}: no port in {line!r}")
+        self.port = int(m.group(1))
+        self.pid = self.proc.pid
+
+    def stop(self) -> None:
+        self.kids.stop(self.proc, timeout=60.0)
+
+    def warnings(self) -> list[str]:
+        with contextlib.suppress(OSError):
+            return [ln.rstrip() for ln in open(self.err_path) if ln.strip()]
+        return []
+
+
+def start_loadgens(kids: Children, specs: list[dict[str, Any]]) -> list[subprocess.Popen[str]]:
+    me = str(Path(__file__).resolve())
+    return [kids.popen([sys.executable, me, "--loadgen", json.dumps(s)], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE) for s in specs]
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, seconds: float,
+                 profile: bool = False) -> dict[str, Any]:
+    """Everyone is connected: go, warm up, measure [t0, t1] on the server and in the clients."""
+    t0 = time.monotonic() + 0.3 + warmup
+    t1 = t0 + seconds
+    for g in gens:
+        tell(g, f"go {t0} {t1}")
+    time.sleep(max(0.0, t0 - time.monotonic()))
+    cpu0 = proc_cpu(srv.pid)
+    if profile:
+        os.kill(srv.pid, signal.SIGUSR1)
+    time.sleep(max(0.0, t1 - time.monotonic()))
+    cpu1 = proc_cpu(srv.pid)
+    if profile:
+        os.kill(srv.pid, signal.SIGUSR2)
+    rss = proc_rss(srv.pid)
+    results = [read_event(g, "result", timeout=seconds + 120) for g in gens]
+    for g in gens:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            g.wait(10)
+    lat = sorted(x for r in results for x in r["lat_us"])
+    errors: Counter[str] = Counter()
+    for r in results:
+        errors.update(r["errors"])
+    wall = seconds
+    acts = sum(r["acts"] for r in results)
+    out = {
+        "acts": acts, "rate": acts / wall, "games": sum(r["games"] for r in results),
+        "p50": percentile(lat, 50) / 1000, "p90": percentile(lat, 90) / 1000, "p99": percentile(lat, 99) / 1000,
+        "max": (lat[-1] / 1000) if lat else float("nan"),
+        "server_cpu": cpu1 - cpu0, "client_cpu": sum(r["cpu"] for r in results), "wall": wall,
+        "errors": dict(errors), "lost": sum(r["lost"] for r in results), "rss_after": rss,
+    }
+    out["cpu_per_action_us"] = out["server_cpu"] / acts * 1e6 if acts else float("nan")
+    state_frames = sum(r.get("state_frames", 0) for r in results)
+    if state_frames:
+        out["state_bytes_mean"] = sum(r["state_bytes"] for r in results) / state_frames
+        out["sample"] = next((r["sample"] for r in results if r.get("sample")), None)
+    if "frame_bytes" in results[0]:
+        out["frame_bytes"] = results[0]["frame_bytes"]
+    return out
+
+
+def game_scenario(kids: Children, tmp: Path, tag: str, tables: int, idle: int, procs: int, warmup: float,
+                  seconds: float, profile: str | None = None) -> dict[str, Any]:
+    srv = Server(kids, tmp, tag, profile=profile)
+    try:
+        time.sleep(0.3)
+        rss0 = proc_rss(srv.pid)
+        t_per = split(tables, procs)
+        i_per = split(idle, procs)
+        specs = [{"mode": "game", "port": srv.port, "tables": t_per[k], "idle": i_per[k], "prefix": f"{tag}{k}"}
+                 for k in range(procs) if t_per[k] or i_per[k]]
+        gens = start_loadgens(kids, specs)
+        setup = max(read_event(g, "seated")["seconds"] for g in gens)
+        time.sleep(0.5)
+        rss_seated = proc_rss(srv.pid)
+        res = measured_run(srv, gens, warmup, seconds, profile=profile is not None)
+        res.update(tables=tables, idle=idle, connections=tables * 4 + idle, setup=setup, rss0=rss0,
+                   rss_seated=rss_seated, warnings=srv.warnings())
+        return res
+    finally:
+        srv.stop()
+
+
+def echo_scenario(kids: Children, tmp: Path, connections: int, procs: int, payload: dict[str, Any],
+                  warmup: float, seconds: float) -> dict[str, Any]:
+    srv = Server(kids, tmp, "echo", echo=True)
+    try:
+        per = split(connections, procs)
+        gens = start_loadgens(kids, [{"mode": "echo", "port": srv.port, "count": n, "payload": payload}
+                                     for n in per if n])
+        for g in gens:
+            read_event(g, "seated")
+        res = measured_run(srv, gens, warmup, seconds)
+        res["connections"] = connections
+        return res
+    finally:
+        srv.stop()
+
+
+def idle_scenario(kids: Children, tmp: Path, count: int, warm: int = 20) -> dict[str, Any]:
+    srv = Server(kids, tmp, "idle")
+    try:
+        (gen,) = start_loadgens(kids, [{"mode": "idle", "port": srv.port, "count": count, "warm": warm,
+                                        "prefix": "idle"}])
+        read_event(gen, "warm")
+        time.sleep(0.5)
+        rss0 = proc_rss(srv.pid)
+        tell(gen, "go")
+        ev = read_event(gen, "ready")
+        time.sleep(1.0)
+        rss1 = proc_rss(srv.pid)
+        tell(gen, "close")
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            gen.wait(10)
+        return {"count": count, "rss0": rss0, "rss1": rss1, "per_conn": (rss1 - rss0) / count,
+                "seconds": ev["seconds"], "lost": ev["lost"], "errors": ev["errors"]}
+    finally:
+        srv.stop()
+
+
+# =========================================================================== report
+
+
+def kib(n: float) -> str:
+    return f"{n / 1024:,.1f} KiB"
+
+
+def mib(n: float) -> str:
+    return f"{n / 1048576:,.1f} MiB"
+
+
+def verdict(ok: bool) -> str:
+    return "meets target" if ok else "BELOW TARGET"
+
+
+def print_game(title: str, r: dict[str, Any], show_memory: bool = True) -> None:
+    print(f"\n{title}")
+    print(f"  {r['connections']} connections ({r['tables']} tables x 4 playing"
+          + (f", {r['idle']} idle" if r["idle"] else "") + f"), set up in {r['setup']:.2f} s")
+    print(f"  actions/s                 {r['rate']:>10,.0f}   ({r['acts']:,} applied in {r['wall']:.0f} s, "
+          f"{r['games']:,} games finished, {r['games'] / r['wall']:,.1f} games/s)")
+    print(f"  latency act->ok           p50 {r['p50']:.2f} ms   p90 {r['p90']:.2f} ms   p99 {r['p99']:.2f} ms   "
+          f"max {r['max']:.1f} ms")
+    busy = r["server_cpu"] / r["wall"]
+    cap = 1e6 / r["cpu_per_action_us"] if r["cpu_per_action_us"] == r["cpu_per_action_us"] else float("nan")
+    print(f"  server CPU per action     {r['cpu_per_action_us']:>10,.1f} us   (server busy {busy:.0%} of one core; "
+          f"one full core would do ~{cap:,.0f} actions/s)")
+    print(f"  load generator CPU        {r['client_cpu'] / r['wall']:.0%} of one core"
+          + ("  <- the client may be limiting" if r["client_cpu"] / r["wall"] > 0.9 else ""))
+    if show_memory:
+        conns = r["connections"]
+        seated, played = (r["rss_seated"] - r["rss0"]) / conns, (r["rss_after"] - r["rss0"]) / conns
+        print(f"  server memory (RSS)       {mib(r['rss0'])} before connecting; +{kib(seated)} per connection "
+              f"logged in and seated; +{kib(played)} per connection after playing ({mib(r['rss_after'])})")
+    if "state_bytes_mean" in r:
+        print(f"  mean state frame          {r['state_bytes_mean']:,.0f} bytes")
+    if r["errors"]:
+        print(f"  refused requests          {r['errors']}  (STALE_SEQ is expected now and then during setup)")
+    if r["lost"]:
+        print(f"  connections lost          {r['lost']}")
+    for w in r.get("warnings", [])[:5]:
+        print(f"  server log: {w}")
+
+
+def print_profile(path: str, top: int) -> None:
+    import pstats
+
+    st = pstats.Stats(path)
+    raw = st.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in raw.values()) or 1.0
+    print(f"\nPROFILE of the server during the measured window (cProfile, main thread; {total:.1f} s of own time)")
+
+    def short(key: tuple[str, int, str]) -> str:
+        file, line, fn = key
+        if file == "~":
+            return fn
+        p = Path(file)
+        with contextlib.suppress(ValueError):
+            return f"{p.relative_to(ROOT)}:{line} {fn}"
+        return f"{p.parent.name}/{p.name}:{line} {fn}"
+
+    def area(key: tuple[str, int, str]) -> str:
+        file, _, fn = key
+        if file == "~":
+            if "msgpack" in fn or "Packer" in fn or "unpack" in fn:
+                return "msgpack (C)"
+            if "socket" in fn or "send" in fn or "recv" in fn or "poll" in fn or "select" in fn:
+                return "sockets/epoll (C)"
+            return "other builtins"
+        with contextlib.suppress(ValueError):
+            rel = Path(file).relative_to(ROOT)
+            if rel.parts[0] == ".venv":
+                return "site-packages: " + rel.parts[-2] + "/" + rel.parts[-1]
+            return str(rel.parent) if rel.parts[0] == "server" and rel.parts[1] == "engine" else str(rel)
+        if file.startswith("<"):
+            return "generated code (dataclass __init__ etc.)"
+        return "stdlib: " + Path(file).parent.name + "/" + Path(file).name
+
+    by_area: Counter[str] = Counter()
+    for k, v in raw.items():
+        by_area[area(k)] += v[2]
+    print("  own time by area:")
+    for a, t in by_area.most_common(14):
+        print(f"    {t / total:6.1%}  {a}")
+    print(f"  top {top} functions by own time (calls, own s, share, cumulative s):")
+    for k, v in sorted(raw.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(f"    {v[2] / total:6.1%}  {v[1]:>9,}  {v[2]:7.2f}  {v[3]:7.2f}  {short(k)}")
+    print("  top project functions by cumulative time (share of the own-time total):")
+    ours = [kv for kv in raw.items() if kv[0][0].startswith(str(ROOT)) and ".venv" not in kv[0][0]]
+    for k, v in sorted(ours, key=lambda kv: -kv[1][3])[:top]:
+        print(f"    {v[3] / total:6.1%}  {v[1]:>9,}  {short(k)}")
+
+
+# =========================================================================== main
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=100, help="tables of 4 clients in the main scenario (default 100)")
+    p.add_argument("--seconds", type=float, default=20.0, help="measured seconds per scenario (default 20)")
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds of play before measuring (default 5)")
+    p.add_argument("--idle-connections", type=int, default=1000, help="idle connections for memory (default 1000)")
+    p.add_argument("--p99-mode", choices=["playing", "mixed", "both", "none"], default="playing",
+                   help="1,000-connection latency check: 250 tables all playing (default), or --tables playing "
+                        "plus idle connections up to 1,000 (mixed)")
+    p.add_argument("--client-procs", type=int, default=1, help="load-generator processes (default 1)")
+    p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
+    p.add_argument("--quick", action="store_true", help="smoke run (~12 s): 25 tables, 1.5 s measured, 0.5 s warm-up, 200 idle, 200 for the p99 check")
+    p.add_argument("--profile", action="store_true", help="only the main scenario, server under cProfile; "
+                   "prints where its time goes (slows the server: figures are not comparable)")
+    p.add_argument("--top", type=int, default=25, help="functions shown by --profile (default 25)")
+    # Internal: the child processes.
+    p.add_argument("--loadgen", help=argparse.SUPPRESS)
+    p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--profiled-server", help=argparse.SUPPRESS)
+    p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the children
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.quick:
+        args.tables, args.seconds, args.warmup, args.idle_connections = 25, 1.5, 0.5, 200
+    p99_conns = 200 if args.quick else P99_CONNECTIONS
+    started = time.monotonic()
+    print(f"Shithead server benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, loopback; "
+          f"{args.warmup:g} s warm-up, {args.seconds:g} s measured per scenario"
+          + ("  [QUICK smoke run: scaled down, not comparable to the targets]" if args.quick else ""))
+    print("Figures from a shared, noisy machine: run twice before trusting a difference.", flush=True)
+    with tempfile.TemporaryDirectory(prefix="shithead-bench-") as tmpname, Children() as kids:
+        tmp = Path(tmpname)
+        (tmp / "bench.toml").write_text(CONFIG_TOML)
+
+        if args.profile:
+            prof = str(tmp / "server.prof")
+            r = game_scenario(kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds,
+                              profile=prof)
+            print_game(f"MAIN (server under cProfile: slower than normal): {args.tables} tables", r, False)
+            print_profile(prof, args.top)
+            return
+
+        main = game_scenario(kids, tmp, "main", args.tables, 0, args.client_procs, args.warmup, args.seconds)
+        print_game(f"MAIN: {args.tables} tables of 4 first-legal-action bots", main)
+
+        echo = None
+        if not args.no_echo and main.get("sample"):
+            payload = dict(main["sample"])
+            payload.pop("id", None)
+            echo = echo_scenario(kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0),
+                                 args.seconds)
+            print(f"\nECHO BASELINE: bare asyncio msgpack echo server (unpack + pack + write), "
+                  f"{echo['connections']} connections, one {echo['frame_bytes']}-byte state frame in flight each")
+            print(f"  round trips/s             {echo['rate']:>10,.0f}   p50 {echo['p50']:.2f} ms   "
+                  f"p99 {echo['p99']:.2f} ms")
+            print(f"  echo server CPU per trip  {echo['cpu_per_action_us']:>10,.1f} us   (busy "
+                  f"{echo['server_cpu'] / echo['wall']:.0%}); load generator {echo['client_cpu'] / echo['wall']:.0%}")
+            print(f"  ratio actions/s / round trips/s = {main['rate'] / echo['rate']:.3f}   "
+                  f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
+                  f" one action = 1 frame in, 1 ok + 4 states out)")
+
+        idle = None
+        if args.idle_connections > 0:
+            idle = idle_scenario(kids, tmp, args.idle_connections)
+            print(f"\nIDLE: {idle['count']} connections that say hello, log in and wait "
+                  f"(opened in {idle['seconds']:.1f} s)")
+            print(f"  server RSS {mib(idle['rss0'])} -> {mib(idle['rss1'])}: {kib(idle['per_conn'])} per idle "
+                  f"connection" + (f"; lost {idle['lost']}, errors {idle['errors']}" if idle["lost"] or idle["errors"]
+                                   else ""))
+
+        p99: dict[str, dict[str, Any]] = {}
+        modes = ["playing", "mixed"] if args.p99_mode == "both" else [] if args.p99_mode == "none" \
+            else [args.p99_mode]
+        for mode in modes:
+            if mode == "playing":
+                t, i = p99_conns // 4, 0
+                title = (f"P99 CHECK ({p99_conns} connections): {t} tables x 4, all playing as fast as they can\n"
+                         f"  (closed loop, about one act in flight per table: latency ~ {t} / actions per second)")
+            else:
+                t, i = args.tables, max(0, p99_conns - 4 * args.tables)
+                title = f"P99 CHECK ({p99_conns} connections): {t} tables x 4 playing + {i} idle connections"
+            p99[mode] = game_scenario(kids, tmp, f"p99{mode}", t, i, args.client_procs, args.warmup, args.seconds)
+            print_game(title, p99[mode])
+
+        print("\nSUMMARY" + ("  [QUICK: scaled down]" if args.quick else ""))
+        print(f"  {'figure':44} {'measured':>14} {'target':>12}")
+        label = f"actions/s, {main['tables']} tables ({main['connections']} connections)"
+        print(f"  {label:44} {main['rate']:>14,.0f} {'>= 15,000':>12}  {verdict(main['rate'] >= TARGET_ACTIONS)}")
+        cap = 1e6 / main["cpu_per_action_us"]
+        print(f"  {'  (server-core capacity = 1 / CPU per action)':44} {cap:>14,.0f} {'>= 15,000':>12}  "
+              f"{verdict(cap >= TARGET_ACTIONS)}")
+        print(f"  {'latency p50 / p99, main':44} {main['p50']:>6.2f} /{main['p99']:>6.2f} ms")
+        print(f"  {'server CPU per action':44} {main['cpu_per_action_us']:>11,.1f} us {'<= 66.7 us':>12}  "
+              "(implied by 15,000/s on one core)")
+        seated = (main["rss_seated"] - main["rss0"]) / main["connections"]
+        played = (main["rss_after"] - main["rss0"]) / main["connections"]
+        print(f"  {'memory per connection (seated / after play)':44} {seated / 1024:>5.1f} /{played / 1024:>5.1f} KiB")
+        if idle:
+            print(f"  {'memory per idle connection':44} {idle['per_conn'] / 1024:>10.1f} KiB {'<= 10 KiB':>12}  "
+                  f"{verdict(idle['per_conn'] <= TARGET_IDLE_KIB * 1024)}")
+        if echo:
+            print(f"  {'echo round trips/s (same connections)':44} {echo['rate']:>14,.0f}")
+            print(f"  {'ratio actions/s / echo round trips/s':44} {main['rate'] / echo['rate']:>14.3f}")
+        for mode, r in p99.items():
+            label = f"p99 latency, {r['connections']} conns ({mode})"
+            print(f"  {label:44} {r['p99']:>11.2f} ms {'<= 25 ms':>12}  {verdict(r['p99'] <= TARGET_P99_MS)}"
+                  f"   at {r['rate']:,.0f} actions/s")
+        print(f"\n(total {time.monotonic() - started:.0f} s)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.loadgen:
+        return loadgen_main(args.loadgen)
+    if args.echo_server:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(echo_server_main())
+        return 0
+    if args.profiled_server:
+        return profiled_server_main(args.profiled_server, args.rest)
+    raise_fd_limit()
+    # SIGTERM and SIGHUP unwind like Ctrl-C (SIGINT too, even if it was ignored when we were
+    # started in the background), so that every child is stopped on the way out.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
+    try:
+        run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted: every child process was stopped", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

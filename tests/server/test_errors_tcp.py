@@ -1,0 +1,592 @@
+"""Every error path over real TCP: fatal ones close after exactly one error frame, the
+others leave the connection open for the next request."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from typing import Any
+
+import pytest
+
+from protocol.framing import FrameDecoder, encode_frame, encode_line
+from server.config import Limits
+from server.engine import format_card, make_rules
+from server.engine.cards import build_deck
+from server.engine.errors import RulesError
+from tests.server.client import TestClient, make_table, play_until_over, short_seeds
+from tests.server.helpers import (
+    act, cards_in, cards_in_text, current, packed, raw_frame, ready_all, step, sync,
+)
+
+SEED = short_seeds("classic", 2, 1, max_len=200)[0]
+HELLO = {"type": "hello", "id": 1, "version": 1}
+LOGIN = {"type": "login", "id": 2, "name": "mal", "guest": True}
+
+
+async def expect_error(c: TestClient, msg: dict[str, Any], code: str) -> dict[str, Any]:
+    """``msg`` is refused with ``code`` (its id echoed), and the connection still answers."""
+    reply = await c.request(msg)
+    assert reply["type"] == "error", reply
+    assert reply["code"] == code, reply
+    assert reply["id"] == c.sent[reply["id"]]["id"]
+    assert "Traceback" not in reply["message"]
+    pong = await c.request({"type": "ping"})
+    assert pong["type"] == "pong"
+    return reply
+
+
+async def expect_fatal(c: TestClient, since: int, code: str, timeout: float = 5.0) -> dict[str, Any]:
+    """After frame ``since``, exactly one frame arrives, an error with ``code``; then EOF."""
+    await c.wait_closed(timeout)
+    new = c.frames[since:]
+    assert len(new) == 1, new
+    assert new[0]["type"] == "error" and new[0]["code"] == code, new
+    assert c.decode_error is None
+    return new[0]
+
+
+# ---------------------------------------------------------------------- malformed frames
+
+GARBAGE = {
+    "bad_length": (b"\x00\x00\x00\x03" + packed({"type": "ping", "id": 1})[4:], "BAD_FRAME"),
+    "zero_length": (b"\x00\x00\x00\x00", "BAD_FRAME"),
+    "not_msgpack": (raw_frame(b"\xc1\xc1\xc1"), "BAD_FRAME"),
+    "trailing_bytes": (raw_frame(packed({"type": "ping", "id": 1})[4:] + b"\x01"), "BAD_FRAME"),
+    "not_a_map": (packed([1, 2, 3]), "BAD_FRAME"),
+    "int_keys": (packed({1: "ping"}), "BAD_FRAME"),
+    "unknown_type": (packed({"type": "frobnicate", "id": 1}), "UNKNOWN_TYPE"),
+    "no_type": (packed({"id": 1}), "UNKNOWN_TYPE"),
+    "wrong_field_type": (packed({"type": "ping", "id": "one"}), "BAD_MESSAGE"),
+    "unknown_field": (packed({"type": "ping", "id": 1, "extra": True}), "BAD_MESSAGE"),
+    "oversize_prefix": (b"\x00\x00\x04\x01", "FRAME_TOO_LARGE"),  # 1025 > 1024 before login
+    "huge_prefix": (b"\xff\xff\xff\xff", "FRAME_TOO_LARGE"),
+}
+
+
+@pytest.mark.parametrize("case", list(GARBAGE))
+async def test_malformed_frame_first(app: Any, connect: Any, case: str) -> None:
+    """A malformed first frame gets exactly one error frame, then the connection closes."""
+    data, code = GARBAGE[case]
+    c = await connect(app, "msgpack", case)
+    c.send_raw(data)
+    await expect_fatal(c, 0, code)
+
+
+@pytest.mark.parametrize("case", ["bad_length", "zero_length", "not_msgpack", "not_a_map",
+                                  "unknown_type", "wrong_field_type", "huge_prefix"])
+async def test_malformed_frame_after_login(app: Any, connect: Any, case: str) -> None:
+    """The same garbage after hello and login: one error frame, then close."""
+    data, code = GARBAGE[case]
+    c = await connect(app, "msgpack", "late")
+    await c.login()
+    n = len(c.frames)
+    c.send_raw(data)
+    await expect_fatal(c, n, code)
+
+
+async def test_wrong_field_type_echoes_the_id(app: Any, connect: Any) -> None:
+    """A message with a readable id and a bad field is refused with BAD_MESSAGE naming the
+    field and echoing the id."""
+    c = await connect(app, "msgpack", "f")
+    await c.login()
+    n = len(c.frames)
+    c.send_raw(packed({"type": "join", "id": 77, "table": "one"}))
+    err = await expect_fatal(c, n, "BAD_MESSAGE")
+    assert err["id"] == 77 and "table" in err["message"]
+
+
+async def test_oversize_before_login_fits_after_login(app: Any, connect: Any) -> None:
+    """A frame above the before-login limit is refused before login, the same frame is
+    accepted after login (the limit rises to max_frame_in)."""
+    chat = {"type": "chat", "id": 9, "table": 424242, "text": "\U0001F0A1" * 280}
+    frame = encode_frame(chat, max_size=None)
+    assert 1024 < len(frame) - 4 <= 4096
+    c = await connect(app, "msgpack", "big")
+    await c.ok(HELLO, "welcome")
+    n = len(c.frames)
+    c.send_raw(frame)
+    await expect_fatal(c, n, "FRAME_TOO_LARGE")
+    d = await connect(app, "msgpack", "big2")
+    await d.login()
+    d.send_raw(frame)
+    err = await d.recv_until("error")
+    assert err["id"] == 9 and err["code"] == "UNKNOWN_TABLE"
+
+
+JSON_GARBAGE = {
+    "not_json": (b"{not json}\n", "BAD_FRAME"),
+    "not_an_object": (b'{"type": "hello", "id": 1, "version": 1}\n[1, 2]\n', "BAD_FRAME"),
+    "nan": (b'{"type": "ping", "id": NaN}\n', "BAD_FRAME"),
+    "unknown_type": (b'{"type": "nope", "id": 1}\n', "UNKNOWN_TYPE"),
+    "wrong_field_type": (b'{"type": "hello", "id": 1, "version": "1"}\n', "BAD_MESSAGE"),
+    "long_line": (b"{" + b" " * 2000, "FRAME_TOO_LARGE"),
+}
+
+
+@pytest.mark.parametrize("case", list(JSON_GARBAGE))
+async def test_malformed_json_line(app: Any, connect: Any, case: str) -> None:
+    """JSON-lines mode: a bad line gets exactly one error (as a JSON line), then close.
+    (A valid line before it in the same write is still answered.)"""
+    data, code = JSON_GARBAGE[case]
+    c = await connect(app, "json", case)
+    c.send_raw(data)
+    await c.wait_closed(5)
+    errors = [f for f in c.frames if f["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["code"] == code, c.frames
+    assert c.frames[-1] is errors[0]
+
+
+async def test_handshake_required(app: Any, connect: Any) -> None:
+    """login before hello: HANDSHAKE_REQUIRED, then close."""
+    c = await connect(app, "msgpack", "early")
+    c.send_raw(encode_frame(LOGIN, max_size=None))
+    err = await expect_fatal(c, 0, "HANDSHAKE_REQUIRED")
+    assert err["id"] == 2
+
+
+async def test_unsupported_version(app: Any, connect: Any) -> None:
+    """hello with version 2: UNSUPPORTED_VERSION (id echoed, supported versions named), close."""
+    c = await connect(app, "json", "future")
+    c.send_raw(encode_line({"type": "hello", "id": 5, "version": 2}))
+    err = await expect_fatal(c, 0, "UNSUPPORTED_VERSION")
+    assert err["id"] == 5 and "1" in err["message"]
+
+
+async def test_second_hello_is_fatal(app: Any, connect: Any) -> None:
+    """A second hello on an open connection breaks the protocol: one error, close."""
+    c = await connect(app, "msgpack", "twice")
+    await c.ok(HELLO, "welcome")
+    n = len(c.frames)
+    c.send_raw(encode_frame(HELLO, max_size=None))
+    await expect_fatal(c, n, "BAD_MESSAGE")
+
+
+# ---------------------------------------------------------------------- byte by byte, pipelined
+
+@pytest.mark.parametrize("mode", ["msgpack", "json"])
+async def test_frames_one_byte_at_a_time(app: Any, connect: Any, mode: str) -> None:
+    """hello, login and ping written one byte per TCP segment are answered normally."""
+    c = await connect(app, mode, "slowpoke")
+    enc = encode_frame if mode == "msgpack" else encode_line
+    data = b"".join(enc(m, max_size=None) for m in
+                    (HELLO, {**LOGIN, "name": "slowpoke"}, {"type": "ping", "id": 3}))
+    for i in range(len(data)):
+        c.send_raw(data[i:i + 1])
+        await c.writer.drain()
+        await asyncio.sleep(0.002)
+    for t in ("welcome", "logged_in", "pong"):
+        f = await c.recv_until(t)
+        assert f["id"] == {"welcome": 1, "logged_in": 2, "pong": 3}[t]
+
+
+async def test_pipelined_requests_in_one_write(app: Any, connect: Any) -> None:
+    """hello + login + requests in a single write are answered in order."""
+    c = await connect(app, "msgpack", "pipe")
+    msgs = [HELLO, {**LOGIN, "name": "pipe"}, {"type": "list_tables", "id": 3}, {"type": "ping", "id": 4}]
+    c.send_raw(b"".join(encode_frame(m, max_size=None) for m in msgs))
+    got = [await c.recv() for _ in range(4)]
+    assert [(f["type"], f["id"]) for f in got] == [("welcome", 1), ("logged_in", 2), ("tables", 3), ("pong", 4)]
+
+
+# ---------------------------------------------------------------------- login errors
+
+async def test_not_logged_in_and_already_logged_in(app: Any, connect: Any) -> None:
+    """Requests before login get NOT_LOGGED_IN, a second login ALREADY_LOGGED_IN; both keep
+    the connection open."""
+    c = await connect(app, "msgpack", "nl")
+    await c.ok(HELLO, "welcome")
+    for msg in ({"type": "list_tables"}, {"type": "create_table", "name": "x", "preset": "classic", "seats": 2},
+                {"type": "join", "table": 1}, {"type": "get_record", "game": 1}):
+        await expect_error(c, msg, "NOT_LOGGED_IN")
+    await c.ok({"type": "login", "name": "nl", "guest": True}, "logged_in")
+    await expect_error(c, {"type": "login", "name": "nl2", "guest": True}, "ALREADY_LOGGED_IN")
+    await c.ok({"type": "list_tables"}, "tables")
+
+
+async def test_auth_failed(app: Any, connect: Any) -> None:
+    """A registered name: a wrong password and a guest login with that name both get
+    AUTH_FAILED; the right password then logs in on the same connection."""
+    a = await connect(app, "msgpack", "reg")
+    await a.login("carol", guest=False, password="pw-one")
+    b = await connect(app, "json", "reg2")
+    await b.ok(HELLO, "welcome")
+    await expect_error(b, {"type": "login", "name": "carol", "password": "wrong"}, "AUTH_FAILED")
+    await expect_error(b, {"type": "login", "name": "CAROL", "guest": True}, "AUTH_FAILED")
+    await expect_error(b, {"type": "login", "name": "carol"}, "AUTH_FAILED")
+    ok = await b.ok({"type": "login", "name": "Carol", "password": "pw-one"}, "logged_in")
+    assert ok["name"] == "carol" and ok["guest"] is False
+
+
+async def test_server_password(make_app: Any, connect: Any) -> None:
+    """A server with a password: welcome says so; login without it gets
+    SERVER_PASSWORD_REQUIRED, a wrong one AUTH_FAILED, the right one logs in."""
+    app = await make_app(password="s3cret")
+    c = await connect(app, "msgpack", "sp")
+    w = await c.ok(HELLO, "welcome")
+    assert w["password_required"] is True
+    await expect_error(c, {"type": "login", "name": "sp", "guest": True}, "SERVER_PASSWORD_REQUIRED")
+    await expect_error(c, {"type": "login", "name": "sp", "guest": True, "server_password": "nope"}, "AUTH_FAILED")
+    await c.ok({"type": "login", "name": "sp", "guest": True, "server_password": "s3cret"}, "logged_in")
+
+
+async def test_guests_not_allowed(make_app: Any, connect: Any) -> None:
+    """allow_guests=False: a guest login gets GUESTS_NOT_ALLOWED; an account login works."""
+    app = await make_app(allow_guests=False)
+    c = await connect(app, "json", "g")
+    await c.ok(HELLO, "welcome")
+    await expect_error(c, {"type": "login", "name": "g", "guest": True}, "GUESTS_NOT_ALLOWED")
+    await c.ok({"type": "login", "name": "g", "password": "pw"}, "logged_in")
+
+
+# ---------------------------------------------------------------------- lobby errors
+
+async def test_unknown_table_and_game(app: Any, players: Any) -> None:
+    """Requests naming a table that does not exist get UNKNOWN_TABLE, get_record of a game
+    that does not exist UNKNOWN_GAME; the connection stays usable."""
+    (c,) = await players(app, ["lc"])
+    for msg in ({"type": "join", "table": 999}, {"type": "watch", "table": 999}, {"type": "start", "table": 999},
+                {"type": "leave", "table": 999}, {"type": "chat", "table": 999, "text": "x"},
+                {"type": "act", "table": 999, "seq": 0, "action": "ready"},
+                {"type": "resume", "table": 999, "token": "abc"}):
+        await expect_error(c, msg, "UNKNOWN_TABLE")
+    await expect_error(c, {"type": "get_record", "game": 12345}, "UNKNOWN_GAME")
+
+
+async def test_wrong_table_password_join(app: Any, players: Any) -> None:
+    """join without or with a wrong table password gets WRONG_PASSWORD; the right one seats."""
+    a, b = await players(app, ["la", "lb"], ["msgpack", "json"])
+    locked = (await a.ok({"type": "create_table", "name": "locked", "preset": "classic", "seats": 2,
+                          "password": "door"}, "table_created"))["table"]
+    await expect_error(b, {"type": "join", "table": locked}, "WRONG_PASSWORD")
+    await expect_error(b, {"type": "join", "table": locked, "password": "window"}, "WRONG_PASSWORD")
+    await b.ok({"type": "join", "table": locked, "password": "door"}, "joined")
+
+
+async def test_wrong_table_password_watch(app: Any, players: Any) -> None:
+    """watch without or with a wrong table password is answered by one WRONG_PASSWORD error
+    (not by watching), and the client is not made a watcher; the right password works."""
+    a, b = await players(app, ["wa", "wb"], ["msgpack", "json"])
+    locked = (await a.ok({"type": "create_table", "name": "locked", "preset": "classic", "seats": 2,
+                          "password": "door"}, "table_created"))["table"]
+    await expect_error(b, {"type": "watch", "table": locked}, "WRONG_PASSWORD")
+    await expect_error(b, {"type": "watch", "table": locked, "password": "window"}, "WRONG_PASSWORD")
+    answers = [f for f in b.frames if f.get("id") in (3, 5)]
+    assert [f["type"] for f in answers] == ["error", "error"], answers
+    assert app.tables[locked].watchers == []
+    await b.ok({"type": "watch", "table": locked, "password": "door"}, "watching")
+
+
+async def test_seat_and_start_errors(app: Any, players: Any) -> None:
+    """SEAT_TAKEN, NOT_ENOUGH_PLAYERS, NOT_SEATED, NOT_STARTED, NOT_AT_TABLE, TABLE_FULL,
+    NOT_OWNER and ALREADY_STARTED, each with its code; the connection stays usable."""
+    a, b, c = await players(app, ["sa", "sb", "sc"], ["msgpack", "json", "msgpack"])
+    t = (await a.ok({"type": "create_table", "name": "open", "preset": "classic", "seats": 2},
+                    "table_created"))["table"]
+    await a.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await expect_error(b, {"type": "join", "table": t, "seat": 0}, "SEAT_TAKEN")
+    await expect_error(b, {"type": "join", "table": t, "seat": 5}, "SEAT_TAKEN")
+    await expect_error(a, {"type": "join", "table": t}, "SEAT_TAKEN")
+    await expect_error(a, {"type": "start", "table": t}, "NOT_ENOUGH_PLAYERS")
+    await expect_error(b, {"type": "act", "table": t, "seq": 0, "action": "ready"}, "NOT_SEATED")
+    await expect_error(a, {"type": "act", "table": t, "seq": 0, "action": "ready"}, "NOT_STARTED")
+    await expect_error(c, {"type": "leave", "table": t}, "NOT_AT_TABLE")
+    await b.ok({"type": "join", "table": t}, "joined")
+    await expect_error(c, {"type": "join", "table": t}, "TABLE_FULL")
+    await expect_error(b, {"type": "start", "table": t}, "NOT_OWNER")
+    await a.ok({"type": "start", "table": t}, "ok")
+    await expect_error(a, {"type": "start", "table": t}, "ALREADY_STARTED")
+    await expect_error(c, {"type": "join", "table": t}, "ALREADY_STARTED")
+    await expect_error(b, {"type": "leave", "table": t}, "ALREADY_STARTED")
+    await c.ok({"type": "watch", "table": t}, "watching")
+    await expect_error(c, {"type": "act", "table": t, "seq": 1, "action": "ready"}, "NOT_SEATED")
+
+
+async def test_seated_player_cannot_watch(app: Any, players: Any) -> None:
+    """A seated player asking to watch its own table gets one SEAT_TAKEN error, no watching."""
+    (a,) = await players(app, ["sw"])
+    t = (await a.ok({"type": "create_table", "name": "own", "preset": "classic", "seats": 2},
+                    "table_created"))["table"]
+    await a.ok({"type": "join", "table": t}, "joined")
+    rid = a.send({"type": "watch", "table": t})
+    await a.ok({"type": "ping"}, "pong")
+    answers = [f for f in a.frames if f.get("id") == rid]
+    assert [f["type"] for f in answers] == ["error"], answers
+    assert answers[0]["code"] == "SEAT_TAKEN"
+
+
+async def test_bad_rules(app: Any, players: Any) -> None:
+    """create_table with an unknown option, a bad value, an unknown preset, a bad seat count
+    or a bad deck gets BAD_RULES with the engine's message naming the problem."""
+    (a,) = await players(app, ["rules"])
+    try:
+        make_rules("classic", {"no_such_option": True})
+    except RulesError as exc:
+        engine_message = exc.message
+    base = {"type": "create_table", "name": "r", "preset": "classic", "seats": 2}
+    err = await expect_error(a, {**base, "options": {"no_such_option": True}}, "BAD_RULES")
+    assert err["message"] == engine_message and "no_such_option" in err["message"]
+    err = await expect_error(a, {**base, "options": {"burn_count": "lots"}}, "BAD_RULES")
+    assert "burn_count" in err["message"]
+    err = await expect_error(a, {**base, "preset": "tiddlywinks"}, "BAD_RULES")
+    assert "tiddlywinks" in err["message"]
+    await expect_error(a, {**base, "preset": "west_kent", "seats": 5}, "BAD_RULES")
+    await expect_error(a, {**base, "deck": ["7h", "7h"]}, "BAD_RULES")
+    await expect_error(a, {**base, "deck": ["zz"]}, "BAD_RULES")
+    await a.ok(base, "table_created")
+
+
+# ---------------------------------------------------------------------- game errors
+
+async def two_player_game(app: Any, players: Any, names: list[str], **options: Any) -> tuple[list[TestClient], int]:
+    clients = await players(app, names, ["msgpack", "json"])
+    t = await make_table(clients, seed=SEED, **options)
+    await sync(app, clients, t)
+    return clients, t
+
+
+async def test_stale_seq_and_duplicate_act(app: Any, players: Any) -> None:
+    """An act with a seq older than the seat's latest change gets STALE_SEQ, a seq from the
+    future too; the same act sent twice is applied once (action_count rises by one)."""
+    clients, t = await two_player_game(app, players, ["sa", "sb"])
+    await ready_all(app, clients, t)
+    seat = current(clients, t)
+    c, other = clients[seat], clients[1 - seat]
+    st = c.states[t]
+    await expect_error(c, {"type": "act", "table": t, "seq": 1, "action": st["view"]["legal"][0]}, "STALE_SEQ")
+    await expect_error(c, {"type": "act", "table": t, "seq": st["seq"] + 5, "action": st["view"]["legal"][0]},
+                       "STALE_SEQ")
+    count = st["view"]["action_count"]
+    msg = {"type": "act", "table": t, "seq": st["seq"], "action": st["view"]["legal"][0]}
+    first, second = c.send(msg), c.send(msg)
+    replies = {}
+    while len(replies) < 2:
+        f = await c.recv()
+        if f.get("id") in (first, second):
+            replies[f["id"]] = f
+    assert replies[first]["type"] == "ok"
+    assert replies[second]["type"] == "error" and replies[second]["code"] == "STALE_SEQ"
+    await sync(app, clients, t)
+    assert c.states[t]["view"]["action_count"] == count + 1
+    assert other.states[t]["view"]["action_count"] == count + 1
+    assert c.states[t]["seq"] == st["seq"] + 1
+    # The other seat's state of before is stale for it now, its newest one is not.
+    if other.states[t]["view"]["legal"]:
+        await expect_error(other, {"type": "act", "table": t, "seq": st["seq"],
+                                   "action": other.states[t]["view"]["legal"][0]}, "STALE_SEQ")
+        assert (await act(other, t, other.states[t]["view"]["legal"][0]))["type"] == "ok"
+
+
+async def test_illegal_action_reasons(app: Any, players: Any) -> None:
+    """ILLEGAL_ACTION carries the engine's reason: NOT_YOUR_TURN, CARD_NOT_HELD,
+    DOES_NOT_BEAT (found by playing on until a held card does not beat the pile), and
+    MALFORMED_ACTION; nothing changes after a refusal."""
+    clients, t = await two_player_game(app, players, ["ia", "ib"])
+    await ready_all(app, clients, t)
+    for _ in range(400):
+        seat = current(clients, t)
+        c, other = clients[seat], clients[1 - seat]
+        view = c.states[t]["view"]
+        if view["phase"] != "playing":
+            break
+        seq = c.states[t]["seq"]
+        weak = [x for x in view["hand"] if f"play {x}" not in view["legal"]
+                and not any(a.startswith(f"play {x}") for a in view["legal"])]
+        if weak:
+            err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": f"play {weak[0]}"},
+                                     "ILLEGAL_ACTION")
+            assert err["reason"] == "DOES_NOT_BEAT", err
+            break
+        await step(app, clients, t, seat)
+    else:
+        pytest.fail("no position where a held card does not beat the pile")
+    seq = c.states[t]["seq"]
+    mine = set(view["hand"])
+    other_hand = set(other.states[t]["view"]["hand"])
+    if other_hand:
+        err = await expect_error(other, {"type": "act", "table": t, "seq": other.states[t]["seq"],
+                                         "action": f"play {sorted(other_hand)[0]}"}, "ILLEGAL_ACTION")
+        assert err["reason"] == "NOT_YOUR_TURN"
+    visible = set(cards_in(c.states[t]["view"]))
+    absent = [format_card(x) for x in build_deck(1, 0) if format_card(x) not in visible]
+    err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": f"play {absent[0]}"},
+                             "ILLEGAL_ACTION")
+    assert err["reason"] == "CARD_NOT_HELD"
+    err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": "dance"}, "ILLEGAL_ACTION")
+    assert err["reason"] == "MALFORMED_ACTION"
+    await asyncio.sleep(0.05)
+    assert c.states[t]["seq"] == seq and c.states[t]["view"]["hand"] == view["hand"] and set(view["hand"]) == mine
+    # The game goes on normally after all that.
+    out = await play_until_over(clients, t)
+    assert out["errors"] == []
+
+
+async def test_error_texts_name_no_hidden_card(make_app: Any, players: Any) -> None:
+    """Every ILLEGAL_ACTION text, for many refused actions in setup and in play, names only
+    cards the seat holds, sees face up or on the pile, or named in the refused action."""
+    app = await make_app(limits=Limits(rate_per_second=10000, rate_burst=10000))
+    clients, t = await two_player_game(app, players, ["ea", "eb"])
+    deck = [format_card(x) for x in build_deck(1, 0)]
+
+    async def sweep() -> None:
+        for c in clients:
+            st = c.states[t]
+            texts = [f"{verb} {x}" for x in deck for verb in ("play", "take", "announce")]
+            texts += [f"swap {x} 0" for x in deck] + [f"place {x} 1" for x in deck]
+            texts += ["flip 0", "flip 9", "take", "draw", "gamble", "pass", "run 3h 4h 5h", "ready"]
+            texts = [x for x in texts if x not in st["view"]["legal"]]
+            allowed_view = cards_in({k: v for k, v in st["view"].items() if k != "legal"})
+            for text in texts:
+                reply = await act(c, t, text)
+                assert reply["type"] == "error", (text, reply)
+                named = set(cards_in_text(text))
+                leaked = set(cards_in_text(reply["message"])) - allowed_view - named
+                assert not leaked, (text, reply, st["view"])
+            await sync(app, clients, t)
+
+    await sweep()  # setup
+    await ready_all(app, clients, t)
+    await sweep()  # first position of play
+    for _ in range(6):
+        await step(app, clients, t, current(clients, t))
+        if clients[0].states[t]["view"]["phase"] != "playing":
+            break
+    await sweep()
+
+
+# ---------------------------------------------------------------------- limits
+
+async def test_rate_limited(make_app: Any, connect: Any) -> None:
+    """A burst above rate_burst gets RATE_LIMITED with retry_after > 0 (the connection stays
+    open), and after waiting that long a request is answered again."""
+    app = await make_app(limits=Limits(rate_per_second=2.0, rate_burst=4))
+    c = await connect(app, "msgpack", "flood")
+    await c.login()
+    ids = [c.send({"type": "ping"}) for _ in range(8)]
+    got = []
+    while len(got) < 8:
+        f = await c.recv(3)
+        assert f is not None
+        got.append(f)
+    limited = [f for f in got if f["type"] == "error"]
+    assert limited and all(f["code"] == "RATE_LIMITED" and f["retry_after"] > 0 for f in limited)
+    assert sum(f["type"] == "pong" for f in got) >= 1
+    await asyncio.sleep(max(f["retry_after"] for f in limited) + 0.1)
+    assert (await c.request({"type": "ping"}))["type"] == "pong"
+    assert not c.closed.is_set()
+    del ids
+
+
+async def test_rate_limited_error_echoes_the_request_id(make_app: Any, connect: Any) -> None:
+    """The RATE_LIMITED answer to a refused request echoes that request's id, so a client
+    waiting for the answer to its request learns that it was refused."""
+    app = await make_app(limits=Limits(rate_per_second=1.0, rate_burst=3))
+    c = await connect(app, "msgpack", "flood2")
+    await c.login()
+    ids = [c.send({"type": "ping"}) for _ in range(6)]
+    got = [await c.recv(3) for _ in range(6)]
+    answered = {f.get("id") for f in got}
+    assert answered == set(ids), got
+
+
+async def test_too_many_connections(make_app: Any, connect: Any) -> None:
+    """Past max_connections a new connection gets TOO_MANY_CONNECTIONS and is closed;
+    once one leaves, a new one is accepted."""
+    app = await make_app(limits=Limits(max_connections=2))
+    a = await connect(app, "msgpack", "one")
+    b = await connect(app, "msgpack", "two")
+    await a.login()
+    await b.login()
+    c = await connect(app, "msgpack", "three")
+    await expect_fatal(c, 0, "TOO_MANY_CONNECTIONS")
+    await b.close()
+    deadline = time.monotonic() + 5
+    while len(app.sessions) > 1 and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    d = await connect(app, "json", "four")
+    await d.login()
+    await a.ok({"type": "ping"}, "pong")
+
+
+async def test_too_many_connections_per_address(make_app: Any, connect: Any) -> None:
+    """max_connections_per_address applies to one address."""
+    app = await make_app(limits=Limits(max_connections_per_address=1))
+    a = await connect(app, "msgpack", "one")
+    await a.login()
+    b = await connect(app, "msgpack", "two")
+    await expect_fatal(b, 0, "TOO_MANY_CONNECTIONS")
+
+
+async def test_handshake_timeout(make_app: Any, connect: Any) -> None:
+    """A connection that sends nothing, or hello without login, is closed with
+    HANDSHAKE_TIMEOUT after handshake_timeout."""
+    app = await make_app(limits=Limits(handshake_timeout=1.0))
+    silent = await connect(app, "msgpack", "silent")
+    half = await connect(app, "json", "half")
+    await half.ok(HELLO, "welcome")
+    await expect_fatal(silent, 0, "HANDSHAKE_TIMEOUT")
+    await expect_fatal(half, 1, "HANDSHAKE_TIMEOUT")
+
+
+async def test_idle_timeout(make_app: Any, connect: Any) -> None:
+    """A logged-in connection silent for idle_timeout gets IDLE_TIMEOUT and is closed; one
+    that pings stays open."""
+    app = await make_app(limits=Limits(idle_timeout=1.0))
+    idle = await connect(app, "msgpack", "idle")
+    busy = await connect(app, "json", "busy")
+    await idle.login()
+    await busy.login()
+    n = len(idle.frames)
+
+    async def keep_pinging() -> None:
+        while not idle.closed.is_set():
+            await busy.ok({"type": "ping"}, "pong")
+            await asyncio.sleep(0.25)
+
+    pinger = asyncio.create_task(keep_pinging())
+    await expect_fatal(idle, n, "IDLE_TIMEOUT")
+    await pinger
+    assert not busy.closed.is_set()
+    await busy.ok({"type": "ping"}, "pong")
+
+
+async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, players: Any) -> None:
+    """A client that never reads is cut off once its unsent output passes max_output_buffer;
+    a game at another table meanwhile finishes normally."""
+    app = await make_app(limits=Limits(max_output_buffer=64 * 1024, rate_per_second=10000, rate_burst=10000))
+    owner, a, b = await players(app, ["owner", "ga", "gb"])
+    for i in range(250):
+        owner.send({"type": "create_table", "name": f"{i:03d}" + "x" * 37, "preset": "classic", "seats": 4,
+                    "options": {"burn_count": 4}})
+    await owner.wait_for(lambda: sum(f["type"] == "table_created" for f in owner.frames) == 250)
+    t = await make_table([a, b], seed=SEED, action_seconds=30)
+    game = asyncio.create_task(play_until_over([a, b], t, timeout=30))
+
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    try:
+        await loop.sock_connect(sock, ("127.0.0.1", app.port))
+        await loop.sock_sendall(sock, encode_frame(HELLO, max_size=None)
+                                + encode_frame({**LOGIN, "name": "slow"}, max_size=None))
+        dec, got = FrameDecoder(1 << 24), []
+        while not any(f["type"] == "logged_in" for f in got):
+            got += dec.feed(await asyncio.wait_for(loop.sock_recv(sock, 65536), 5))
+        assert any(s.name == "slow" for s in app.sessions)
+        request = encode_frame({"type": "list_tables", "id": 3}, max_size=None)
+        deadline = time.monotonic() + 15
+        while any(s.name == "slow" for s in app.sessions):
+            assert time.monotonic() < deadline, "the slow reader was never disconnected"
+            try:
+                await asyncio.wait_for(loop.sock_sendall(sock, request * 20), 0.5)
+            except (ConnectionError, OSError, asyncio.TimeoutError):
+                pass
+            await asyncio.sleep(0.05)
+        out = await game
+    finally:
+        sock.close()
+    assert out["errors"] == []
+    assert sorted(out["game_over"][0]["result"]["places"]) == [0, 1]
+    assert not [f for c in (a, b) for f in c.frames if f["type"] == "error" and f["code"] != "STALE_SEQ"]

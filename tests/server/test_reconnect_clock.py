@@ -1,0 +1,218 @@
+"""Reconnects (resume with the seat token), seat takeover, and the table clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from server.engine import Record, format_action
+from server.table import default_action
+from tests.server.client import TestClient, make_table, play_until_over, short_seeds
+from tests.server.helpers import current, ready_all, step, sync
+
+SEED = short_seeds("classic", 2, 1, max_len=200)[0]
+
+
+async def relogin(connect: Any, app: Any, old: TestClient, mode: str = "json") -> TestClient:
+    c = await connect(app, mode, old.name)
+    await c.login(old.name)
+    return c
+
+
+async def away_flags(c: TestClient, table: int, seat: int, away: bool) -> dict[str, Any]:
+    """Wait for a table_update whose summary shows ``seat`` away (or back)."""
+    return await c.recv_until("table_update", where=lambda f: f["table"] == table
+                              and f["summary"]["seats"][seat] is not None
+                              and f["summary"]["seats"][seat]["away"] is away)
+
+
+async def start_playing(app: Any, players: Any, names: list[str], moves: int = 3, **opts: Any
+                        ) -> tuple[list[TestClient], int]:
+    clients = await players(app, names, ["msgpack", "json"])
+    t = await make_table(clients, seed=SEED, **opts)
+    await ready_all(app, clients, t)
+    for _ in range(moves):
+        await step(app, clients, t, current(clients, t))
+    return clients, t
+
+
+async def test_resume_after_disconnect_restores_the_view(app: Any, players: Any, connect: Any) -> None:
+    """A player drops on its turn, the others see it away; after a new connection, hello,
+    login and resume the snapshot equals the last view before the drop, and the game
+    continues to game_over."""
+    clients, t = await start_playing(app, players, ["ra", "rb"])
+    seat = current(clients, t)
+    gone, other = clients[seat], clients[1 - seat]
+    last = gone.states[t]
+    token = gone.token  # type: ignore[attr-defined]
+    await gone.close()
+    update = await away_flags(other, t, seat, True)
+    assert update["summary"]["seats"][1 - seat]["away"] is False
+
+    back = await relogin(connect, app, gone)
+    joined = await back.ok({"type": "resume", "table": t, "token": token}, "joined")
+    assert joined["seat"] == seat and joined["table"] == t
+    snap = await back.recv_until("state")
+    assert snap["seq"] == last["seq"] and snap["game"] == last["game"]
+    assert snap["view"] == last["view"]
+    assert snap["events"] == [{"kind": "back", "seat": seat}]
+    assert snap.get("deadline") is not None
+    await away_flags(other, t, seat, False)
+
+    clients[seat] = back
+    out = await play_until_over(clients, t)
+    assert out["errors"] == []
+    assert sorted(out["game_over"][0]["result"]["places"]) == [0, 1]
+
+
+async def test_others_see_the_player_away_in_the_view(app: Any, players: Any, connect: Any) -> None:
+    """While a player is disconnected, the others' states mark it away (view players[i]
+    ['away'], summary seats[i]['away']); after resume it is back and sees what it missed."""
+    clients, t = await start_playing(app, players, ["va", "vb"])
+    seat = 1 - current(clients, t)  # drops while the other is to play
+    gone, other = clients[seat], clients[1 - seat]
+    token = gone.token  # type: ignore[attr-defined]
+    await gone.close()
+    await away_flags(other, t, seat, True)
+    before = other.states[t]["seq"]
+    reply = await other.request({"type": "act", "table": t, "seq": other.states[t]["seq"],
+                                 "action": other.states[t]["view"]["legal"][0]})
+    assert reply["type"] == "ok"
+    await other.wait_for(lambda: other.states[t]["seq"] > before)
+    st = other.states[t]
+    assert st["view"]["players"][seat]["away"] is True
+    assert st["view"]["players"][1 - seat]["away"] is False
+
+    back = await relogin(connect, app, gone, "msgpack")
+    await back.ok({"type": "resume", "table": t, "token": token}, "joined")
+    snap = await back.recv_until("state")
+    assert snap["seq"] == st["seq"]
+    assert snap["view"]["players"] == [{**p, "away": False} for p in st["view"]["players"]]
+    assert snap["view"]["pile"] == st["view"]["pile"]
+    clients[seat] = back
+    out = await play_until_over(clients, t)
+    assert out["errors"] == []
+
+
+async def test_second_connection_takes_the_seat_over(app: Any, players: Any, connect: Any) -> None:
+    """Resuming with the token while the first connection is still open moves the seat:
+    the first connection gets an error and no more states, the second plays on; the first
+    closing afterwards does not mark the seat away."""
+    clients, t = await start_playing(app, players, ["ta", "tb"], moves=2)
+    seat = 0
+    first = clients[seat]
+    token = first.token  # type: ignore[attr-defined]
+    second = await relogin(connect, app, first, "msgpack")
+    await second.ok({"type": "resume", "table": t, "token": token}, "joined")
+    await second.recv_until("state")
+    err = await first.recv_until("error")
+    assert err["code"] == "BAD_TOKEN"
+    n_first = sum(f["type"] == "state" for f in first.frames)
+    clients[seat] = second
+    cur = current([second, clients[1]] if seat == 0 else clients, t)
+    await step(app, clients, t, cur)
+    await step(app, clients, t, current(clients, t))
+    await asyncio.sleep(0.1)
+    assert sum(f["type"] == "state" for f in first.frames) == n_first
+    reply = await first.request({"type": "act", "table": t, "seq": clients[1].states[t]["seq"], "action": "take"})
+    assert reply["type"] == "error" and reply["code"] == "NOT_SEATED"
+    await first.close()
+    await asyncio.sleep(0.2)
+    assert app.tables[t].seats[seat].session is not None
+    summary = (await clients[1].ok({"type": "list_tables"}, "tables"))["tables"][0]
+    assert summary["seats"][seat]["away"] is False
+    out = await play_until_over(clients, t)
+    assert out["errors"] == []
+
+
+async def test_bad_token(app: Any, players: Any, connect: Any) -> None:
+    """resume with a wrong token, with another seat's token, or at another table gets
+    BAD_TOKEN and changes nothing."""
+    clients, t = await start_playing(app, players, ["ba", "bb"], moves=0)
+    other_t = (await clients[0].ok({"type": "create_table", "name": "o", "preset": "classic", "seats": 2},
+                                   "table_created"))["table"]
+    intruder = await connect(app, "msgpack", "ba")
+    await intruder.login("ba")
+    for table, token in ((t, "not-a-token"), (t, clients[1].token), (other_t, clients[0].token)):  # type: ignore[attr-defined]
+        reply = await intruder.request({"type": "resume", "table": table, "token": token})
+        assert reply["type"] == "error" and reply["code"] == "BAD_TOKEN", reply
+    assert app.tables[t].seats[0].session is not None and app.tables[t].seats[1].session is not None
+    assert (await intruder.request({"type": "ping"}))["type"] == "pong"
+
+
+async def test_clock_applies_default_action_and_counts_timeouts(app: Any, players: Any, connect: Any) -> None:
+    """With action_seconds=0.5, a seat that never acts gets server.table.default_action
+    applied; every client (players and a watcher) sees timeout events whose count rises."""
+    clients = await players(app, ["ca", "cb"], ["msgpack", "json"])
+    lazy, busy = clients
+    w = await connect(app, "json", "cw")
+    await w.login()
+    t = await make_table(clients, seed=SEED, start=False, action_seconds=0.5)
+    await w.ok({"type": "watch", "table": t}, "watching")
+    await lazy.ok({"type": "start", "table": t}, "ok")
+
+    def only_busy(c: TestClient, f: dict[str, Any]) -> str | None:
+        return f["view"]["legal"][0] if c is busy else None
+
+    driver = asyncio.create_task(play_until_over([busy], t, timeout=30, choose=only_busy))
+    try:
+        def timeouts(c: TestClient) -> list[dict[str, Any]]:
+            return [e for f in c.frames if f["type"] == "state" for e in f["events"] if e["kind"] == "timeout"]
+
+        for c in (lazy, busy, w):
+            await c.wait_for(lambda c=c: len(timeouts(c)) >= 3, 15)
+    finally:
+        driver.cancel()
+    for c in (lazy, busy, w):
+        events = timeouts(c)[:3]
+        assert [e["count"] for e in events] == [1, 2, 3]
+        assert all(e["seat"] == 0 for e in events)
+        assert events[0]["action"] == "ready"
+    assert timeouts(lazy)[:3] == timeouts(busy)[:3] == timeouts(w)[:3]
+    # Each timeout applied exactly the default action of its position.
+    game = app.tables[t].game
+    record = Record.of(game)
+    for f in busy.frames:
+        if f["type"] != "state":
+            continue
+        for e in f["events"]:
+            if e["kind"] == "timeout":
+                n = f["view"]["action_count"]
+                before = record.replay(n - 1)
+                assert format_action(default_action(before, 0)) == e["action"]
+                assert record.actions[n - 1][0] == 0
+                assert format_action(record.actions[n - 1][1]) == e["action"]
+    summary = (await busy.ok({"type": "list_tables"}, "tables"))["tables"][0]
+    assert summary["seats"][0]["timeouts"] >= 3 and summary["seats"][1]["timeouts"] == 0
+    # The seat to act is told its deadline, within the clock.
+    dls = [f.get("deadline") for f in lazy.frames if f["type"] == "state" and f["view"]["legal"]]
+    assert dls and all(d is not None and 0 <= d <= 0.5 for d in dls)
+
+
+async def test_gone_player_gets_default_actions_at_once(make_app: Any, players: Any) -> None:
+    """A player away longer than reconnect_grace gets the default action on each of its
+    turns at the next clock tick, long before action_seconds (60 s) runs out."""
+    app = await make_app(reconnect_grace=0.2)
+    clients, t = await start_playing(app, players, ["ga", "gb"], moves=0, action_seconds=60)
+    gone, busy = clients
+    await sync(app, clients, t)
+    await gone.close()
+    started = time.monotonic()
+
+    def only_busy(c: TestClient, f: dict[str, Any]) -> str | None:
+        return f["view"]["legal"][0]
+
+    driver = asyncio.create_task(play_until_over([busy], t, timeout=30, choose=only_busy))
+    try:
+        def gone_timeouts() -> list[dict[str, Any]]:
+            return [e for f in busy.frames if f["type"] == "state" for e in f["events"]
+                    if e["kind"] == "timeout" and e["seat"] == 0]
+
+        await busy.wait_for(lambda: len(gone_timeouts()) >= 3, 20)
+    finally:
+        driver.cancel()
+    assert time.monotonic() - started < 30  # far less than the 60 s clock
+    assert [e["count"] for e in gone_timeouts()[:3]] == [1, 2, 3]
+    assert all(f["view"]["players"][0]["away"] for f in busy.frames
+               if f["type"] == "state" and any(e["kind"] == "timeout" for e in f["events"]))
