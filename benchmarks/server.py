@@ -1,8 +1,8 @@
 """Server speed: actions/s, action latency, CPU per action and memory per connection,
 against a bare msgpack echo server over the same number of connections.
 
-    python benchmarks/server.py                  # full run (about 2 minutes)
-    python benchmarks/server.py --quick          # smoke run, scaled down (about 15 s)
+    python benchmarks/server.py                  # full run (about 80 s)
+    python benchmarks/server.py --quick          # smoke run, scaled down (about 12 s)
     python benchmarks/server.py --tables 50 --seconds 10 --warmup 3
     python benchmarks/server.py --profile        # main scenario with the server under cProfile
 
@@ -812,7 +812,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "plus idle connections up to 1,000 (mixed)")
     p.add_argument("--client-procs", type=int, default=1, help="load-generator processes (default 1)")
     p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
-    p.add_argument("--quick", action="store_true", help="smoke run (~12 s): 25 tables, 1.5 s measured, 0.5 s warm-up, 200 idle, 200 for the p99 check")
+    p.add_argument("--quick", action="store_true", help="smoke run (~12 s): 25 tables, 1.5 s measured, 0.5 s warm-up, "
+                   "200 idle, 200 for the p99 check")
     p.add_argument("--profile", action="store_true", help="only the main scenario, server under cProfile; "
                    "prints where its time goes (slows the server: figures are not comparable)")
     p.add_argument("--top", type=int, default=25, help="functions shown by --profile (default 25)")

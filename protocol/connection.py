@@ -107,7 +107,8 @@ class ConnectionState(StrEnum):
     OPEN = "OPEN"
     """Handshake done: requests and answers flow."""
     CLOSING = "CLOSING"
-    """The peer broke the protocol; only an error report may still be sent, then close."""
+    """The peer broke the protocol: answers to the requests received before the bad frame,
+    then the error report, may still be sent; then close."""
     CLOSED = "CLOSED"
     """A fatal error was sent (or received): close the socket."""
 
@@ -141,6 +142,9 @@ TRANSITIONS: dict[tuple[ConnectionState, Role, str], ConnectionState | ErrorCode
     (_S.OPEN, _V, _ANY): _S.OPEN,
     (_S.CLOSING, _V, "error"): _S.CLOSING,
     (_S.CLOSING, _V, _FATAL_ERROR): _S.CLOSED,
+    # Answers to the requests that arrived before the bad frame (RemoteProtocolError.received)
+    # may still go out, before the error report.
+    (_S.CLOSING, _V, _ANY): _S.CLOSING,
 }
 
 

@@ -493,7 +493,10 @@ class App:
                         s.error(ErrorCode.IDLE_TIMEOUT, "no message for too long (send ping to stay)")
                         s.close()
                 for t in list(self.tables.values()):
-                    if t.running:
+                    if not t.running and t.abandoned(now, self.config.reconnect_grace):
+                        log.info("removing abandoned table %d %r", t.id, t.name)
+                        del self.tables[t.id]
+                    elif t.running:
                         out = Outbox()
                         finished = t.tick(now, self.config.reconnect_grace, out)
                         self.flush(out)

@@ -49,7 +49,6 @@ class Limits:
     max_tables: int = 1000
     max_spectators: int = 100
     """Per table."""
-    max_chat_per_minute: int = 30
     scrypt_concurrency: int = 2
     """Password hashes computed at once."""
 

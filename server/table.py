@@ -140,7 +140,7 @@ class Table:
         self.started_at = 0.0
         self.turn_started = 0.0
         self.action_times: list[float] = []
-        self.closed = False
+        self.lonely_since: float | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -176,6 +176,15 @@ class Table:
             "fixed_seed": self.seed,
             "fixed_deck": self.deck is not None,
         }
+
+    def abandoned(self, now: float, grace: float) -> bool:
+        """Nobody connected (no watcher, every seat empty or away) for ``grace`` seconds."""
+        if self.watchers or any(s is not None and s.session is not None for s in self.seats):
+            self.lonely_since = None
+            return False
+        if self.lonely_since is None:
+            self.lonely_since = now
+        return now - self.lonely_since >= grace
 
     def recipients(self) -> list[Session]:
         out = [s.session for s in self.seats if s is not None and s.session is not None]

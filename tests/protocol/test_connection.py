@@ -240,16 +240,19 @@ def test_explicit_set_logged_in() -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_closed_after_fatal_error(mode: str) -> None:
-    """After a bad frame receive_data raises for ever; one error report may still be sent."""
+    """After a bad frame receive_data raises for ever; answers to earlier requests and then one
+    error report may still be sent, and nothing after the report."""
     server = server_after_handshake(mode)
     garbage = b"\x00\x00\x00\x01\xc1" if mode == "msgpack" else b"{nope}\n"
     exc = remote_error(server, garbage, ErrorCode.BAD_FRAME)
     with pytest.raises(LocalProtocolError):
         server.receive_data(encode({"type": "ping", "id": 1}, mode))
-    with pytest.raises(LocalProtocolError):
-        server.send(Ok(id=1))
+    assert server.send(Ok(id=1))  # the answer to a request received before the bad frame
+    assert server.state is ConnectionState.CLOSING
     server.report(exc)
     assert server.state is ConnectionState.CLOSED
+    with pytest.raises(LocalProtocolError):
+        server.send(Ok(id=1))
     with pytest.raises(LocalProtocolError):
         server.report(exc)
 

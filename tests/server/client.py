@@ -10,7 +10,6 @@ the inbox read by :meth:`TestClient.recv` / :meth:`TestClient.recv_until`.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -243,19 +242,22 @@ async def make_table(clients: list[TestClient], *, start: bool = True, preset: s
 
 async def play_until_over(clients: list[TestClient], table: int, timeout: float = 60.0,
                           choose: Callable[[TestClient, dict[str, Any]], str | None] | None = None,
+                          on_state: Callable[[TestClient, dict[str, Any]], None] | None = None,
                           ) -> dict[str, Any]:
     """Every client answers each state of ``table`` in which its ``view['legal']`` is not empty
     with the first legal action (or ``choose(client, state)``), echoing the state's seq, until
     each has received ``game_over`` for the table. STALE_SEQ answers are ignored (states
     supersede each other); any other error is collected. Clients without a seat (watchers)
-    just read. Returns ``{"game_over": [msg per client], "errors": [(client, error)],
-    "acts": count}``."""
+    just read; ``on_state(client, state)`` is called for every state first. Returns
+    ``{"game_over": [msg per client], "errors": [(client, error)], "acts": count}``."""
     errors: list[tuple[str, dict[str, Any]]] = []
     results: list[dict[str, Any] | None] = [None] * len(clients)
     acts = 0
 
     def answer(c: TestClient, f: dict[str, Any]) -> None:
         nonlocal acts
+        if on_state is not None:
+            on_state(c, f)
         legal = f["view"].get("legal") or []
         if legal and f["view"].get("phase") != "over":
             action = choose(c, f) if choose is not None else legal[0]
@@ -320,7 +322,3 @@ def short_seeds(preset: str, seats: int, count: int, *, max_len: int = 300, game
             out.append(seed)
         seed += 1
     return out
-
-
-def json_dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True)

@@ -4,6 +4,7 @@ others leave the connection open for the next request."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import time
 from typing import Any
@@ -87,8 +88,7 @@ async def test_malformed_frame_after_login(app: Any, connect: Any, case: str) ->
 
 
 async def test_wrong_field_type_echoes_the_id(app: Any, connect: Any) -> None:
-    """A message with a readable id and a bad field is refused with BAD_MESSAGE naming the
-    field and echoing the id."""
+    """A bad field with a readable id is BAD_MESSAGE naming the field and echoing the id."""
     c = await connect(app, "msgpack", "f")
     await c.login()
     n = len(c.frames)
@@ -98,8 +98,7 @@ async def test_wrong_field_type_echoes_the_id(app: Any, connect: Any) -> None:
 
 
 async def test_oversize_before_login_fits_after_login(app: Any, connect: Any) -> None:
-    """A frame above the before-login limit is refused before login, the same frame is
-    accepted after login (the limit rises to max_frame_in)."""
+    """A frame over the before-login limit is refused before login and accepted after it."""
     chat = {"type": "chat", "id": 9, "table": 424242, "text": "\U0001F0A1" * 280}
     frame = encode_frame(chat, max_size=None)
     assert 1024 < len(frame) - 4 <= 4096
@@ -127,8 +126,7 @@ JSON_GARBAGE = {
 
 @pytest.mark.parametrize("case", list(JSON_GARBAGE))
 async def test_malformed_json_line(app: Any, connect: Any, case: str) -> None:
-    """JSON-lines mode: a bad line gets exactly one error (as a JSON line), then close.
-    (A valid line before it in the same write is still answered.)"""
+    """JSON-lines mode: a bad line gets exactly one error line, then the connection closes."""
     data, code = JSON_GARBAGE[case]
     c = await connect(app, "json", case)
     c.send_raw(data)
@@ -163,6 +161,21 @@ async def test_second_hello_is_fatal(app: Any, connect: Any) -> None:
     await expect_fatal(c, n, "BAD_MESSAGE")
 
 
+@pytest.mark.parametrize("mode", ["msgpack", "json"])
+async def test_valid_frames_before_garbage_in_one_read_are_answered(app: Any, connect: Any, caplog: Any,
+                                                                    mode: str) -> None:
+    """Good frames before garbage in one read: one BAD_FRAME, close, and no server-side ERROR log."""
+    c = await connect(app, mode, "mixed")
+    enc = encode_frame if mode == "msgpack" else encode_line
+    bad = b"\x00\x00\x00\x00" if mode == "msgpack" else b"[1]\n"
+    caplog.set_level(logging.ERROR, logger="server")
+    c.send_raw(enc(HELLO, max_size=None) + enc({"type": "ping", "id": 2}, max_size=None) + bad)
+    await c.wait_closed(5)
+    assert [f["type"] for f in c.frames] in (["welcome", "pong", "error"], ["error"]), c.frames
+    assert c.frames[-1]["code"] == "BAD_FRAME"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
 # ---------------------------------------------------------------------- byte by byte, pipelined
 
 @pytest.mark.parametrize("mode", ["msgpack", "json"])
@@ -193,8 +206,7 @@ async def test_pipelined_requests_in_one_write(app: Any, connect: Any) -> None:
 # ---------------------------------------------------------------------- login errors
 
 async def test_not_logged_in_and_already_logged_in(app: Any, connect: Any) -> None:
-    """Requests before login get NOT_LOGGED_IN, a second login ALREADY_LOGGED_IN; both keep
-    the connection open."""
+    """Requests before login get NOT_LOGGED_IN, a second login ALREADY_LOGGED_IN; the connection stays."""
     c = await connect(app, "msgpack", "nl")
     await c.ok(HELLO, "welcome")
     for msg in ({"type": "list_tables"}, {"type": "create_table", "name": "x", "preset": "classic", "seats": 2},
@@ -206,8 +218,7 @@ async def test_not_logged_in_and_already_logged_in(app: Any, connect: Any) -> No
 
 
 async def test_auth_failed(app: Any, connect: Any) -> None:
-    """A registered name: a wrong password and a guest login with that name both get
-    AUTH_FAILED; the right password then logs in on the same connection."""
+    """Wrong password or guest login on a registered name: AUTH_FAILED; the right password then works."""
     a = await connect(app, "msgpack", "reg")
     await a.login("carol", guest=False, password="pw-one")
     b = await connect(app, "json", "reg2")
@@ -220,8 +231,7 @@ async def test_auth_failed(app: Any, connect: Any) -> None:
 
 
 async def test_server_password(make_app: Any, connect: Any) -> None:
-    """A server with a password: welcome says so; login without it gets
-    SERVER_PASSWORD_REQUIRED, a wrong one AUTH_FAILED, the right one logs in."""
+    """A server password: SERVER_PASSWORD_REQUIRED without it, AUTH_FAILED if wrong, login if right."""
     app = await make_app(password="s3cret")
     c = await connect(app, "msgpack", "sp")
     w = await c.ok(HELLO, "welcome")
@@ -243,8 +253,7 @@ async def test_guests_not_allowed(make_app: Any, connect: Any) -> None:
 # ---------------------------------------------------------------------- lobby errors
 
 async def test_unknown_table_and_game(app: Any, players: Any) -> None:
-    """Requests naming a table that does not exist get UNKNOWN_TABLE, get_record of a game
-    that does not exist UNKNOWN_GAME; the connection stays usable."""
+    """Every request naming a missing table is UNKNOWN_TABLE, a missing game UNKNOWN_GAME."""
     (c,) = await players(app, ["lc"])
     for msg in ({"type": "join", "table": 999}, {"type": "watch", "table": 999}, {"type": "start", "table": 999},
                 {"type": "leave", "table": 999}, {"type": "chat", "table": 999, "text": "x"},
@@ -252,6 +261,17 @@ async def test_unknown_table_and_game(app: Any, players: Any) -> None:
                 {"type": "resume", "table": 999, "token": "abc"}):
         await expect_error(c, msg, "UNKNOWN_TABLE")
     await expect_error(c, {"type": "get_record", "game": 12345}, "UNKNOWN_GAME")
+
+
+async def test_record_of_a_running_game_is_not_served(app: Any, players: Any) -> None:
+    """get_record of the game being played is UNKNOWN_GAME (no deck before the end)."""
+    a, b = await players(app, ["ra", "rb"])
+    t = await make_table([a, b], seed=SEED)
+    st = await a.recv_until("state")
+    await expect_error(b, {"type": "get_record", "game": st["game"]}, "UNKNOWN_GAME")
+    out = await play_until_over([a, b], t)
+    assert (await b.ok({"type": "get_record", "game": st["game"]}, "record"))["record"]["id"] == st["game"]
+    assert out["errors"] == []
 
 
 async def test_wrong_table_password_join(app: Any, players: Any) -> None:
@@ -265,8 +285,7 @@ async def test_wrong_table_password_join(app: Any, players: Any) -> None:
 
 
 async def test_wrong_table_password_watch(app: Any, players: Any) -> None:
-    """watch without or with a wrong table password is answered by one WRONG_PASSWORD error
-    (not by watching), and the client is not made a watcher; the right password works."""
+    """watch with a missing/wrong table password gets only WRONG_PASSWORD and no watcher seat."""
     a, b = await players(app, ["wa", "wb"], ["msgpack", "json"])
     locked = (await a.ok({"type": "create_table", "name": "locked", "preset": "classic", "seats": 2,
                           "password": "door"}, "table_created"))["table"]
@@ -279,8 +298,7 @@ async def test_wrong_table_password_watch(app: Any, players: Any) -> None:
 
 
 async def test_seat_and_start_errors(app: Any, players: Any) -> None:
-    """SEAT_TAKEN, NOT_ENOUGH_PLAYERS, NOT_SEATED, NOT_STARTED, NOT_AT_TABLE, TABLE_FULL,
-    NOT_OWNER and ALREADY_STARTED, each with its code; the connection stays usable."""
+    """SEAT_TAKEN, NOT_ENOUGH_PLAYERS, NOT_SEATED, NOT_STARTED, TABLE_FULL, NOT_OWNER, ALREADY_STARTED."""
     a, b, c = await players(app, ["sa", "sb", "sc"], ["msgpack", "json", "msgpack"])
     t = (await a.ok({"type": "create_table", "name": "open", "preset": "classic", "seats": 2},
                     "table_created"))["table"]
@@ -317,8 +335,7 @@ async def test_seated_player_cannot_watch(app: Any, players: Any) -> None:
 
 
 async def test_bad_rules(app: Any, players: Any) -> None:
-    """create_table with an unknown option, a bad value, an unknown preset, a bad seat count
-    or a bad deck gets BAD_RULES with the engine's message naming the problem."""
+    """Bad option, value, preset, seat count or deck: BAD_RULES with the engine's message."""
     (a,) = await players(app, ["rules"])
     try:
         make_rules("classic", {"no_such_option": True})
@@ -347,8 +364,7 @@ async def two_player_game(app: Any, players: Any, names: list[str], **options: A
 
 
 async def test_stale_seq_and_duplicate_act(app: Any, players: Any) -> None:
-    """An act with a seq older than the seat's latest change gets STALE_SEQ, a seq from the
-    future too; the same act sent twice is applied once (action_count rises by one)."""
+    """Old or future seq is STALE_SEQ; the same act sent twice is applied once."""
     clients, t = await two_player_game(app, players, ["sa", "sb"])
     await ready_all(app, clients, t)
     seat = current(clients, t)
@@ -379,9 +395,7 @@ async def test_stale_seq_and_duplicate_act(app: Any, players: Any) -> None:
 
 
 async def test_illegal_action_reasons(app: Any, players: Any) -> None:
-    """ILLEGAL_ACTION carries the engine's reason: NOT_YOUR_TURN, CARD_NOT_HELD,
-    DOES_NOT_BEAT (found by playing on until a held card does not beat the pile), and
-    MALFORMED_ACTION; nothing changes after a refusal."""
+    """ILLEGAL_ACTION carries NOT_YOUR_TURN, CARD_NOT_HELD, DOES_NOT_BEAT, MALFORMED_ACTION; nothing changes."""
     clients, t = await two_player_game(app, players, ["ia", "ib"])
     await ready_all(app, clients, t)
     for _ in range(400):
@@ -423,8 +437,7 @@ async def test_illegal_action_reasons(app: Any, players: Any) -> None:
 
 
 async def test_error_texts_name_no_hidden_card(make_app: Any, players: Any) -> None:
-    """Every ILLEGAL_ACTION text, for many refused actions in setup and in play, names only
-    cards the seat holds, sees face up or on the pile, or named in the refused action."""
+    """ILLEGAL_ACTION texts name only cards the seat holds, sees, or named itself."""
     app = await make_app(limits=Limits(rate_per_second=10000, rate_burst=10000))
     clients, t = await two_player_game(app, players, ["ea", "eb"])
     deck = [format_card(x) for x in build_deck(1, 0)]
@@ -458,12 +471,12 @@ async def test_error_texts_name_no_hidden_card(make_app: Any, players: Any) -> N
 # ---------------------------------------------------------------------- limits
 
 async def test_rate_limited(make_app: Any, connect: Any) -> None:
-    """A burst above rate_burst gets RATE_LIMITED with retry_after > 0 (the connection stays
-    open), and after waiting that long a request is answered again."""
+    """A burst over rate_burst gets RATE_LIMITED with retry_after; after waiting, requests work again."""
     app = await make_app(limits=Limits(rate_per_second=2.0, rate_burst=4))
     c = await connect(app, "msgpack", "flood")
     await c.login()
-    ids = [c.send({"type": "ping"}) for _ in range(8)]
+    for _ in range(8):
+        c.send({"type": "ping"})
     got = []
     while len(got) < 8:
         f = await c.recv(3)
@@ -475,12 +488,10 @@ async def test_rate_limited(make_app: Any, connect: Any) -> None:
     await asyncio.sleep(max(f["retry_after"] for f in limited) + 0.1)
     assert (await c.request({"type": "ping"}))["type"] == "pong"
     assert not c.closed.is_set()
-    del ids
 
 
 async def test_rate_limited_error_echoes_the_request_id(make_app: Any, connect: Any) -> None:
-    """The RATE_LIMITED answer to a refused request echoes that request's id, so a client
-    waiting for the answer to its request learns that it was refused."""
+    """Every refused request's RATE_LIMITED answer echoes its id."""
     app = await make_app(limits=Limits(rate_per_second=1.0, rate_burst=3))
     c = await connect(app, "msgpack", "flood2")
     await c.login()
@@ -491,8 +502,7 @@ async def test_rate_limited_error_echoes_the_request_id(make_app: Any, connect: 
 
 
 async def test_too_many_connections(make_app: Any, connect: Any) -> None:
-    """Past max_connections a new connection gets TOO_MANY_CONNECTIONS and is closed;
-    once one leaves, a new one is accepted."""
+    """Past max_connections: TOO_MANY_CONNECTIONS and close; a freed slot is usable again."""
     app = await make_app(limits=Limits(max_connections=2))
     a = await connect(app, "msgpack", "one")
     b = await connect(app, "msgpack", "two")
@@ -519,8 +529,7 @@ async def test_too_many_connections_per_address(make_app: Any, connect: Any) -> 
 
 
 async def test_handshake_timeout(make_app: Any, connect: Any) -> None:
-    """A connection that sends nothing, or hello without login, is closed with
-    HANDSHAKE_TIMEOUT after handshake_timeout."""
+    """No hello, or hello without login, within handshake_timeout: HANDSHAKE_TIMEOUT and close."""
     app = await make_app(limits=Limits(handshake_timeout=1.0))
     silent = await connect(app, "msgpack", "silent")
     half = await connect(app, "json", "half")
@@ -530,8 +539,7 @@ async def test_handshake_timeout(make_app: Any, connect: Any) -> None:
 
 
 async def test_idle_timeout(make_app: Any, connect: Any) -> None:
-    """A logged-in connection silent for idle_timeout gets IDLE_TIMEOUT and is closed; one
-    that pings stays open."""
+    """A silent logged-in connection gets IDLE_TIMEOUT and is closed; a pinging one stays."""
     app = await make_app(limits=Limits(idle_timeout=1.0))
     idle = await connect(app, "msgpack", "idle")
     busy = await connect(app, "json", "busy")
@@ -551,9 +559,9 @@ async def test_idle_timeout(make_app: Any, connect: Any) -> None:
     await busy.ok({"type": "ping"}, "pong")
 
 
-async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, players: Any) -> None:
-    """A client that never reads is cut off once its unsent output passes max_output_buffer;
-    a game at another table meanwhile finishes normally."""
+async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, players: Any, caplog: Any) -> None:
+    """A never-reading client is cut off past max_output_buffer; another table's game finishes."""
+    caplog.set_level(logging.WARNING, logger="server")
     app = await make_app(limits=Limits(max_output_buffer=64 * 1024, rate_per_second=10000, rate_burst=10000))
     owner, a, b = await players(app, ["owner", "ga", "gb"])
     for i in range(250):
@@ -581,12 +589,13 @@ async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, p
             assert time.monotonic() < deadline, "the slow reader was never disconnected"
             try:
                 await asyncio.wait_for(loop.sock_sendall(sock, request * 20), 0.5)
-            except (ConnectionError, OSError, asyncio.TimeoutError):
+            except (TimeoutError, ConnectionError, OSError):
                 pass
             await asyncio.sleep(0.05)
         out = await game
     finally:
         sock.close()
+    assert any("slow" in r.getMessage().lower() for r in caplog.records), "not cut off for its output buffer"
     assert out["errors"] == []
     assert sorted(out["game_over"][0]["result"]["places"]) == [0, 1]
     assert not [f for c in (a, b) for f in c.frames if f["type"] == "error" and f["code"] != "STALE_SEQ"]

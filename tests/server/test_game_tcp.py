@@ -36,8 +36,7 @@ async def fetch_replay(client: Any, game: int) -> tuple[dict[str, Any], Any]:
 
 @pytest.mark.parametrize("mode", ["msgpack", "json"])
 async def test_two_player_game(app: Any, players: Any, mode: str) -> None:
-    """A 2-player game ends in game_over for both with places a permutation of the seats,
-    and the stored record replays to the same places."""
+    """A 2-player game ends with places a permutation of the seats; the record replays to them."""
     a, b = await players(app, ["alice", "bob"], mode)
     t = await make_table([a, b], seed=SEED2)
     out = await play_until_over([a, b], t)
@@ -57,8 +56,7 @@ async def test_two_player_game(app: Any, players: Any, mode: str) -> None:
 
 @pytest.mark.parametrize("modes", list(MODES), ids=list(MODES))
 async def test_four_player_game(app: Any, players: Any, modes: str) -> None:
-    """A 4-player game (msgpack, JSON lines, or a mixed table) ends with consistent results
-    for every seat, and the record fetched by any player replays to the same places."""
+    """A 4-player game (msgpack, JSON or mixed) ends consistently; every player's record fetch replays."""
     clients = await players(app, ["p0", "p1", "p2", "p3"], MODES[modes])
     t = await make_table(clients, seed=SEED4)
     out = await play_until_over(clients, t)
@@ -87,8 +85,7 @@ async def test_three_player_json_and_msgpack_see_the_same_game(app: Any, players
 
 
 async def test_series_second_game_updates_tally(app: Any, players: Any) -> None:
-    """Starting again at the same table deals a new game (new id, new record) and game_over's
-    tally counts both games."""
+    """Starting again deals a new game (new id, new deck) and the tally counts both games."""
     a, b = await players(app, ["ann", "ben"])
     t = await make_table([a, b], seed=SERIES2)
     first = await play_until_over([a, b], t)
@@ -114,8 +111,7 @@ async def test_series_second_game_updates_tally(app: Any, players: Any) -> None:
 
 
 async def test_spectator_sees_no_hand_but_every_event(app: Any, players: Any, connect: Any) -> None:
-    """A watcher receives every state with view['hand'] None and no legal actions, the same
-    events as the players, and game_over."""
+    """A watcher gets every state with no hand/legal/deadline, the players' events, game_over."""
     a, b = await players(app, ["pa", "pb"])
     w = await connect(app, "json", "watcher")
     await w.login()
@@ -147,8 +143,7 @@ async def test_watch_mid_game_gets_a_snapshot(app: Any, players: Any, connect: A
 
 
 async def test_chat_reaches_everyone_at_the_table(app: Any, players: Any, connect: Any) -> None:
-    """chat is answered with ok and relayed as chat_message to every player and watcher of
-    the table, and to nobody else."""
+    """chat reaches every player and watcher of the table and nobody else."""
     a, b, other = await players(app, ["ca", "cb", "co"], ["msgpack", "json", "msgpack"])
     w = await connect(app, "json", "cw")
     await w.login()

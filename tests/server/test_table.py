@@ -1,0 +1,286 @@
+"""Pure tests of server.table.Table: fake sessions, explicit clocks, no sockets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import ChatMessage, GameOver, State, TableUpdate
+from server.engine import Record, format_action, make_rules, parse_cards, stack_deck
+from server.table import Outbox, Table, TableError, default_action
+from tests.server.client import short_seeds
+
+SEED = short_seeds("classic", 2, 1, max_len=200)[0]
+
+
+@dataclass(eq=False)
+class Fake:
+    """What a table needs of a connection; compared by identity like a real session."""
+
+    name: str
+    bot: bool = False
+    guest: bool = True
+
+
+def table(seats: int = 2, **kw: Any) -> Table:
+    kw.setdefault("seed", SEED)
+    return Table(1, "t", "alice", make_rules("classic", kw.pop("options", {})), seats, **kw)
+
+
+def seated(seats: int = 2, **kw: Any) -> tuple[Table, list[Fake], list[str]]:
+    t = table(seats, **kw)
+    people = [Fake(n) for n in ["alice", "bob", "carol", "dave"][:seats]]
+    tokens = [t.join(p, None, kw.get("password_raw"), Outbox())[1] for p in people]
+    return t, people, tokens
+
+
+def states(out: Outbox, who: Any = None) -> list[State]:
+    return [m for s, m in out.items if isinstance(m, State) and (who is None or s is who)]
+
+
+def refused(code: ErrorCode, fn: Any, *args: Any) -> TableError:
+    with pytest.raises(TableError) as info:
+        fn(*args)
+    assert info.value.code is code, info.value.message
+    return info.value
+
+
+def test_join_assigns_seats_and_tells_everyone() -> None:
+    """join fills seats, returns a token, updates everyone; full/taken/out-of-range/duplicate refused."""
+    t = table(3)
+    a, b, c, d = Fake("alice"), Fake("bob"), Fake("carol"), Fake("dave")
+    out = Outbox()
+    assert t.join(a, 2, None, out)[0] == 2
+    seat, token = t.join(b, None, None, out)
+    assert seat == 0 and len(token) >= 20
+    assert [type(m) for _, m in out.items] == [TableUpdate, TableUpdate, TableUpdate]
+    assert [s for s, _ in out.items[1:]] == [b, a]
+    refused(ErrorCode.SEAT_TAKEN, t.join, c, 2, None, Outbox())
+    refused(ErrorCode.SEAT_TAKEN, t.join, c, 3, None, Outbox())
+    refused(ErrorCode.SEAT_TAKEN, t.join, Fake("ALICE"), None, None, Outbox())
+    refused(ErrorCode.SEAT_TAKEN, t.join, a, None, None, Outbox())
+    t.join(c, None, None, Outbox())
+    refused(ErrorCode.TABLE_FULL, t.join, d, None, None, Outbox())
+    s = t.summary()
+    assert [x["name"] for x in s["seats"]] == ["bob", "carol", "alice"] and s["free"] == 0
+
+
+def test_password_and_leave_and_owner() -> None:
+    """Table password checked on join/watch; leave frees the seat and passes ownership on."""
+    from server.auth import token_hash
+
+    t = Table(1, "t", "alice", make_rules("classic", {}), 2, password_hash=token_hash("pw"))
+    a, b = Fake("alice"), Fake("bob")
+    refused(ErrorCode.WRONG_PASSWORD, t.join, a, None, None, Outbox())
+    refused(ErrorCode.WRONG_PASSWORD, t.join, a, None, "PW", Outbox())
+    refused(ErrorCode.WRONG_PASSWORD, t.watch, b, "x", Outbox(), 10)
+    t.join(a, None, "pw", Outbox())
+    t.join(b, None, "pw", Outbox())
+    refused(ErrorCode.NOT_AT_TABLE, t.leave, Fake("carol"), Outbox())
+    t.leave(a, Outbox())
+    assert t.seats[0] is None and t.owner == "bob"
+    assert t.summary()["password"] is True
+
+
+def test_start_checks_and_deals() -> None:
+    """Only the owner starts a full table once; each seat gets its own view at seq 1."""
+    t = table(2)
+    a, b = Fake("alice"), Fake("bob")
+    t.join(a, None, None, Outbox())
+    refused(ErrorCode.NOT_ENOUGH_PLAYERS, t.start, a, Outbox(), 0.0, 1)
+    t.join(b, None, None, Outbox())
+    refused(ErrorCode.NOT_OWNER, t.start, b, Outbox(), 0.0, 1)
+    out = Outbox()
+    t.start(a, out, 100.0, 7)
+    refused(ErrorCode.ALREADY_STARTED, t.start, a, Outbox(), 100.0, 8)
+    refused(ErrorCode.ALREADY_STARTED, t.join, Fake("carol"), None, None, Outbox())
+    refused(ErrorCode.ALREADY_STARTED, t.leave, a, Outbox())
+    for i, who in enumerate((a, b)):
+        (st,) = states(out, who)
+        assert st.seq == 1 and st.game == 7 and st.view["seat"] == i
+        assert len(st.view["hand"]) == 3
+        assert st.view["legal"][0] == "ready"
+        assert st.events[0]["kind"] == "game_start" and st.events[0]["game"] == 7
+        assert st.deadline == 60.0
+    hands = [set(states(out, p)[0].view["hand"]) for p in (a, b)]
+    assert not hands[0] & hands[1]
+    assert t.summary()["status"] == "playing"
+
+
+def test_act_errors() -> None:
+    """act: NOT_STARTED, NOT_SEATED, ILLEGAL_ACTION with the engine's reason, state unchanged."""
+    t, (a, b), _ = seated()
+    refused(ErrorCode.NOT_STARTED, t.act, a, 0, "ready", Outbox(), 0.0)
+    t.start(a, Outbox(), 0.0, 1)
+    refused(ErrorCode.NOT_SEATED, t.act, Fake("zed"), 1, "ready", Outbox(), 0.0)
+    err = refused(ErrorCode.ILLEGAL_ACTION, t.act, a, 1, "take", Outbox(), 0.0)
+    assert err.reason == "WRONG_PHASE"
+    err = refused(ErrorCode.ILLEGAL_ACTION, t.act, a, 1, "dance", Outbox(), 0.0)
+    assert err.reason == "MALFORMED_ACTION"
+    assert t.seq == 1 and t.game.history == []
+
+
+def test_stale_seq_rules() -> None:
+    """seq must be within [acted_seq, table.seq]; a duplicate act is never applied twice."""
+    t, (a, b), _ = seated()
+    t.start(a, Outbox(), 0.0, 1)
+    refused(ErrorCode.STALE_SEQ, t.act, a, 2, "ready", Outbox(), 0.0)  # the future
+    t.act(a, 1, "ready", Outbox(), 0.0)
+    assert t.seq == 2
+    refused(ErrorCode.STALE_SEQ, t.act, a, 1, "ready", Outbox(), 0.0)  # its own duplicate
+    # b's options did not change when a readied: its answer to seq 1 still counts.
+    assert t.seats[1].acted_seq == 1
+    t.act(b, 1, "ready", Outbox(), 0.0)
+    assert t.seq == 3 and len(t.game.history) == 2
+    cur = t.game.current
+    mover = (a, b)[cur]
+    legal = t.game.legal_actions(cur)
+    refused(ErrorCode.STALE_SEQ, t.act, mover, 2, format_action(legal[0]), Outbox(), 0.0)
+    t.act(mover, 3, format_action(legal[0]), Outbox(), 0.0)
+    refused(ErrorCode.STALE_SEQ, t.act, mover, 3, format_action(legal[0]), Outbox(), 0.0)
+    assert len(t.game.history) == 3
+
+
+def test_tick_applies_default_action_after_the_clock() -> None:
+    """tick applies default_action only after action_seconds + bank, counting timeouts."""
+    t, (a, b), _ = seated(action_seconds=10.0, bank_seconds=5.0)
+    out = Outbox()
+    t.start(a, out, 100.0, 1)
+    assert states(out, a)[0].deadline == 15.0
+    assert t.tick(114.9, 120.0, Outbox()) is None and t.seq == 1
+    out = Outbox()
+    expected = default_action(t.game, 0)
+    t.tick(115.0, 120.0, out)
+    assert t.seq == 2
+    st = states(out, b)[0]
+    assert st.events[0] == {"kind": "timeout", "seat": 0, "action": format_action(expected), "count": 1}
+    assert st.events[1]["kind"] == "ready"
+    assert t.seats[0].timeouts == 1 and t.seats[0].bank == 0.0
+    out = Outbox()
+    t.tick(115.5, 120.0, out)  # the second seat's clock ran out as well (setup is simultaneous)
+    assert states(out, a)[0].events[0]["seat"] == 1
+    # In play the clock starts again with each turn (a seat that timed out has no bank left).
+    cur = t.game.current
+    dl = t.deadline(cur)
+    assert dl == 115.5 + 10.0 + t.seats[cur].bank
+    assert t.tick(dl - 0.01, 120.0, Outbox()) is None
+    out = Outbox()
+    t.tick(dl, 120.0, out)
+    ev = states(out, a)[0].events[0]
+    assert ev["kind"] == "timeout" and ev["seat"] == cur and ev["count"] == 2
+
+
+def test_gone_player_gets_default_actions_after_grace() -> None:
+    """A disconnected seat is away and gets the default action once reconnect_grace has passed."""
+    t, (a, b), _ = seated(action_seconds=60.0)
+    t.start(a, Outbox(), 0.0, 1)
+    out = Outbox()
+    t.disconnected(a, out, 1.0)
+    assert t.summary()["seats"][0]["away"] is True
+    assert [type(m) for _, m in out.items] == [TableUpdate]
+    assert t.tick(1.5, 2.0, Outbox()) is None and t.seq == 1
+    out = Outbox()
+    t.tick(3.01, 2.0, out)
+    assert t.seq == 2 and t.seats[0].timeouts == 1
+    st = states(out, b)[0]
+    assert st.events[0]["kind"] == "timeout" and st.view["players"][0]["away"] is True
+    assert not states(out, a)
+
+
+def test_resume_and_bad_token() -> None:
+    """resume with the right token and name gives a snapshot; anything else is BAD_TOKEN."""
+    t, (a, b), tokens = seated()
+    t.start(a, Outbox(), 0.0, 1)
+    t.disconnected(a, Outbox(), 1.0)
+    refused(ErrorCode.BAD_TOKEN, t.resume, Fake("alice"), "nope", Outbox(), 2.0)
+    refused(ErrorCode.BAD_TOKEN, t.resume, Fake("mallory"), tokens[0], Outbox(), 2.0)
+    refused(ErrorCode.BAD_TOKEN, t.resume, Fake("alice"), tokens[1], Outbox(), 2.0)
+    a2 = Fake("alice")
+    out = Outbox()
+    assert t.resume(a2, tokens[0], out, 2.0) == 0
+    (snap,) = states(out, a2)
+    assert snap.seq == 1 and snap.events == ({"kind": "back", "seat": 0},) and snap.view["seat"] == 0
+    assert t.seat_of(a2) == 0 and t.seat_of(a) is None
+    assert t.summary()["seats"][0]["away"] is False
+
+
+def test_spectator_only_gets_spectator_views() -> None:
+    """Watchers only ever get spectator views, with the players' events, through a whole game."""
+    t, (a, b), _ = seated()
+    w = Fake("walt")
+    refused(ErrorCode.SEAT_TAKEN, t.watch, a, None, Outbox(), 10)
+    t.watch(w, None, Outbox(), 10)
+    refused(ErrorCode.TABLE_FULL, t.watch, Fake("wilma"), None, Outbox(), 1)
+    out = Outbox()
+    t.start(a, out, 0.0, 1)
+    now = 0.0
+    finished = None
+    while finished is None:
+        for seat in t.game.to_act():
+            finished = t.act((a, b)[seat], t.seq, format_action(t.game.legal_actions(seat)[0]), out, now)
+            break
+    ws = states(out, w)
+    assert len(ws) == len(t.game.history) + 1
+    assert all(s.view["seat"] is None and s.view["hand"] is None and s.view["legal"] == [] and s.deadline is None
+               for s in ws)
+    assert [(s.seq, s.events) for s in ws] == [(s.seq, s.events) for s in states(out, a)]
+    overs = [(s, m) for s, m in out.items if isinstance(m, GameOver)]
+    assert {id(s) for s, _ in overs} == {id(a), id(b), id(w)}
+    # The finished game's record replays to its result.
+    assert list(Record.from_dict(finished.record).replay().outcome().places) == finished.result["places"]
+    assert t.games_played == 1 and t.summary()["status"] == "waiting"
+
+
+def test_chat_goes_to_everyone_at_the_table() -> None:
+    """chat reaches seated players and watchers; others get NOT_AT_TABLE."""
+    t, (a, b), _ = seated()
+    w = Fake("walt")
+    t.watch(w, None, Outbox(), 10)
+    out = Outbox()
+    t.chat(w, "hello", out)
+    assert [s for s, _ in out.items] == [a, b, w]
+    assert all(isinstance(m, ChatMessage) and m.seat is None and m.name == "walt" for _, m in out.items)
+    refused(ErrorCode.NOT_AT_TABLE, t.chat, Fake("eve"), "hi", Outbox())
+
+
+def test_summary_shows_fixed_seed_and_deck() -> None:
+    """summary shows the fixed seed, or that the deck is fixed (not the deck), and the clocks."""
+    s = table(2, seed=42, action_seconds=5.0, bank_seconds=30.0).summary()
+    assert s["fixed_seed"] == 42 and s["fixed_deck"] is False
+    assert s["action_seconds"] == 5.0 and s["bank_seconds"] == 30.0 and s["preset"] == "classic"
+    rules = make_rules("classic", {})
+    deck = stack_deck(rules, 2, 0, hands={0: parse_cards("3c 4c 5c"), 1: parse_cards("3d 4d 5d")})
+    t = Table(2, "d", "alice", rules, 2, deck=deck)
+    s = t.summary()
+    assert s["fixed_seed"] is None and s["fixed_deck"] is True
+    assert not any(isinstance(v, list) and len(v) > 10 for v in s.values())
+    # Both games of a fixed-deck table are dealt from that deck.
+    a, b = Fake("alice"), Fake("bob")
+    t.join(a, None, None, Outbox())
+    t.join(b, None, None, Outbox())
+    t.start(a, Outbox(), 0.0, 1)
+    assert list(t.game.deck) == deck
+
+
+def test_a_table_plays_a_series() -> None:
+    """Two games in a row: the tally counts both; a seeded table deals the same series again."""
+    def play(t: Table, people: list[Fake]) -> list[GameOver]:
+        overs = []
+        for game_id in (1, 2):
+            out = Outbox()
+            t.start(people[0], out, 0.0, game_id)
+            finished = None
+            while finished is None:
+                seat = t.game.to_act()[0]
+                finished = t.act(people[seat], t.seq, format_action(t.game.legal_actions(seat)[0]), out, 1.0)
+            overs.append(next(m for s, m in out.items if isinstance(m, GameOver) and s is people[0]))
+        return overs
+
+    t1, p1, _ = seated()
+    t2, p2, _ = seated()
+    o1, o2 = play(t1, p1), play(t2, p2)
+    assert [o.result for o in o1] == [o.result for o in o2]
+    assert sum(o1[1].tally["losses"]) == 2 and o1[1].tally["players"] == ["alice", "bob"]
