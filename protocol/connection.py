@@ -317,11 +317,13 @@ class Connection:
 
     # ------------------------------------------------------------------ sending
 
-    def send(self, msg: Message) -> bytes:
+    def send(self, msg: Message, *, validate: bool = True) -> bytes:
         """Encode ``msg`` for the wire in this connection's mode; return the bytes to write.
 
         Raises ``LocalProtocolError`` if the message is invalid, too large, of the wrong
-        direction or not allowed in this state; nothing changes then.
+        direction or not allowed in this state; nothing changes then. ``validate=False``
+        skips the per-field checks (see :func:`~protocol.messages.encode_message`); the
+        direction, state and size checks remain.
         """
         if not isinstance(msg, Message) or msg.DIRECTION is not self._out_dir:
             what = getattr(msg, "TYPE", type(msg).__name__)
@@ -329,7 +331,7 @@ class Connection:
                 ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send {what!r}"
             )
         new_state = self._transition(self.role, msg)
-        payload = encode_message(msg)
+        payload = encode_message(msg, validate=validate)
         if self.mode is Mode.JSON:
             data = encode_line(payload, max_size=self.max_out)
         else:

@@ -87,6 +87,11 @@ def _check_depth(obj: dict[str, Any]) -> None:
         stack.extend((v, depth + 1) for v in children if isinstance(v, (dict, list)))
 
 
+# One packer for every frame (msgpack.packb would build a new one per call). Packing is
+# synchronous and this package has no threads, so sharing it is safe.
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
 def _reject_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
@@ -106,8 +111,9 @@ def encode_frame(obj: dict[str, Any], *, max_size: int | None) -> bytes:
             ErrorCode.BAD_FRAME, f"a frame must be a dict, not {type(obj).__name__}"
         )
     try:
-        body: bytes = msgpack.packb(obj, use_bin_type=True)
+        body: bytes = _PACKER.pack(obj)
     except (TypeError, ValueError, OverflowError) as exc:
+        _PACKER.reset()  # a failed pack may leave partial output in the packer
         raise LocalProtocolError(ErrorCode.BAD_FRAME, f"cannot encode as msgpack: {exc}") from None
     limit = _MAX_LENGTH if max_size is None else min(max_size, _MAX_LENGTH)
     if len(body) > limit:

@@ -36,7 +36,7 @@ from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION, Act, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
     LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
-    Watching, Welcome,
+    State, Watching, Welcome,
 )
 from server.auth import PasswordHasher, new_salt, token_hash, token_matches
 from server.config import ServerConfig
@@ -116,12 +116,21 @@ class ClientSession(asyncio.Protocol):
     # --- sending
 
     def send(self, msg: Message) -> None:
+        self.send_many([msg])
+
+    def send_many(self, msgs: list[Message]) -> None:
+        """Encode ``msgs`` and write them with one call (one system call, not one each)."""
         if self.closing or self.transport is None:
             return
-        try:
-            self._write(self.conn.send(msg))
-        except LocalProtocolError:
-            log.exception("refusing to send an invalid message to %r", self)
+        chunks = []
+        for msg in msgs:
+            try:
+                # States are built by the server from engine views: skip re-checking every field.
+                chunks.append(self.conn.send(msg, validate=not isinstance(msg, State)))
+            except LocalProtocolError:
+                log.exception("refusing to send an invalid message to %r", self)
+        if chunks:
+            self._write(b"".join(chunks))
 
     def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
               retry_after: float | None = None, reason: str | None = None) -> None:
@@ -257,9 +266,13 @@ class App:
         self.flush(out)
 
     def flush(self, out: Outbox) -> None:
+        """Send what the coordinators queued: in order, one write per session."""
+        batches: dict[ClientSession, list[Message]] = {}
         for session, msg in out.items:
             assert isinstance(session, ClientSession)
-            session.send(msg)
+            batches.setdefault(session, []).append(msg)
+        for session, msgs in batches.items():
+            session.send_many(msgs)
 
     # --- requests
 
@@ -426,11 +439,11 @@ class App:
 
     def _act(self, s: ClientSession, msg: Act) -> None:
         out = Outbox()
+        out.send(s, Ok(id=msg.id))  # the answer first, then the states it caused
         finished = self._table(msg.table).act(s, msg.seq, msg.action, out, time.monotonic())
         # An applied action is paced by the turn order already: it costs no rate-limit token,
         # so bots may play as fast as the game goes; refused ones do cost.
         s.tokens = min(float(self.config.limits.rate_burst), s.tokens + 1.0)
-        s.send(Ok(id=msg.id))
         self.flush(out)
         if finished is not None:
             self._store_game(finished)

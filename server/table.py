@@ -26,10 +26,10 @@ from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
 from server.auth import new_token, token_matches
 from server.engine import (
-    Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action, view_for,
+    Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action,
 )
 from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
-from server.engine.view import spectator_view
+from server.engine.view import public_view, seat_part
 
 log = logging.getLogger(__name__)
 
@@ -411,16 +411,24 @@ class Table:
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
+    def _public(self) -> dict[str, Any]:
+        """The public part of the view, with who sits where: built once per change."""
         game = self.game
         assert game is not None
-        view = view_for(game, seat) if seat is not None else spectator_view(game)
+        view = public_view(game)
         for i, p in enumerate(view["players"]):
             st = self.seats[i]
             p["name"] = st.name if st else None
             p["bot"] = bool(st and st.bot)
             p["away"] = bool(st and st.session is None)
             p["timeouts"] = st.timeouts if st else 0
+        return view
+
+    def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
+               now: float | None) -> State:
+        game = self.game
+        assert game is not None
+        view = {**public, **seat_part(game, seat)}
         deadline = None
         if seat is not None and now is not None:
             dl = self.deadline(seat)
@@ -428,10 +436,14 @@ class Table:
                 deadline = max(0.0, round(dl - now, 3))
         return State(table=self.id, seq=self.seq, game=self.game_id, view=view, events=events, deadline=deadline)
 
+    def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
+        return self._state(self._public(), seat, events, now)
+
     def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
         game = self.game
         assert game is not None
         self.seq += 1
+        public = self._public()
         for i, s in enumerate(self.seats):
             if s is None:
                 continue
@@ -440,9 +452,9 @@ class Table:
                 s.legal = legal
                 s.acted_seq = self.seq
             if s.session is not None:
-                out.send(s.session, self._state_for(i, events, now))
+                out.send(s.session, self._state(public, i, events, now))
         if self.watchers:
-            msg = self._state_for(None, events)
+            msg = self._state(public, None, events, None)
             for w in self.watchers:
                 out.send(w, msg)
 

@@ -101,8 +101,25 @@ def parse_action(text: str) -> Action:
     raise _bad(text, "wrong arguments; see the action list in docs")
 
 
+_TEXT: dict[Action, str] = {}
+_TEXT_MAX = 100_000
+
+
 def format_action(action: Action) -> str:
-    """Return the canonical text of an action tuple (the inverse of :func:`parse_action`)."""
+    """Return the canonical text of an action tuple (the inverse of :func:`parse_action`).
+
+    Texts are remembered: views list the same actions over and over.
+    """
+    text = _TEXT.get(action)
+    if text is None:
+        text = _format_action(action)
+        if len(_TEXT) >= _TEXT_MAX:
+            _TEXT.clear()
+        _TEXT[action] = text
+    return text
+
+
+def _format_action(action: Action) -> str:
     kind = action[0]
     if kind in (PLAY, RUN):
         return f"{kind} {format_cards(action[1])}"

@@ -18,8 +18,12 @@ from .game import ANNOUNCING, OVER, Game
 from .powers import AT_MOST, BELOW
 
 
+# Card texts by card number, built once (views format thousands of cards a second).
+_CARD_TEXT = tuple(format_card(c) if c >> 2 >= 2 else "" for c in range(64))
+
+
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
-    return [format_card(c) for c in cards]
+    return [_CARD_TEXT[c] for c in cards]
 
 
 def to_beat(game: Game) -> dict[str, Any]:
@@ -45,10 +49,9 @@ def to_beat(game: Game) -> dict[str, Any]:
     return out
 
 
-def view_for(game: Game, seat: int | None) -> dict[str, Any]:
-    """The view of ``seat`` (0..n-1), or of a spectator when ``seat`` is ``None``."""
-    if seat is not None and not (type(seat) is int and 0 <= seat < game.n):
-        raise ValueError(f"no seat {seat!r} at this table of {game.n}")
+def public_view(game: Game) -> dict[str, Any]:
+    """Everything every seat and spectator may see: the view without ``seat``, ``hand`` and
+    ``legal``. A server builds it once per change and adds :func:`seat_part` per seat."""
     places = game.places
     players = []
     for s in range(game.n):
@@ -64,30 +67,42 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         })
     outcome = game.outcome()
     view: dict[str, Any] = {
-        "seat": seat,
         "phase": game.phase,
         "preset": game.rules.preset,
         "dealer": game.dealer,
-        "turn": game.current if game.current >= 0 else None,
+        "turn": game.current if game.current >= 0 and game.phase != OVER else None,
         "direction": game.direction,
         "players": players,
-        "hand": _cards(game.hand(seat)) if seat is not None else None,
         "pile": _cards(game.pile),
         "to_beat": to_beat(game),
         "stock_count": len(game.stock),
         "burned_count": len(game.burned),
-        "announcements": [{"seat": s, "card": format_card(c)} for s, c in game.announcements],
-        "must_play": format_card(game.forced) if game.forced >= 0 else None,
+        "announcements": [{"seat": s, "card": _CARD_TEXT[c]} for s, c in game.announcements],
+        "must_play": _CARD_TEXT[game.forced] if game.forced >= 0 else None,
         "drew_this_turn": game.drew,
-        "legal": [format_action(a) for a in game.legal_actions(seat)] if seat is not None else [],
         "action_count": len(game.history),
         "max_actions": game.rules.max_actions,
         "result": outcome.to_dict() if outcome is not None else None,
     }
     if game.phase == ANNOUNCING:
         view["announce_turn"] = game.current
-    if game.phase == OVER:
-        view["turn"] = None
+    return view
+
+
+def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
+    """What only ``seat`` sees (its hand and legal actions); for a spectator (None): nothing."""
+    if seat is None:
+        return {"seat": None, "hand": None, "legal": []}
+    return {"seat": seat, "hand": _cards(game.hand(seat)),
+            "legal": [format_action(a) for a in game.legal_actions(seat)]}
+
+
+def view_for(game: Game, seat: int | None) -> dict[str, Any]:
+    """The view of ``seat`` (0..n-1), or of a spectator when ``seat`` is ``None``."""
+    if seat is not None and not (type(seat) is int and 0 <= seat < game.n):
+        raise ValueError(f"no seat {seat!r} at this table of {game.n}")
+    view = public_view(game)
+    view.update(seat_part(game, seat))
     return view
 
 
