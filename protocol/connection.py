@@ -45,10 +45,13 @@ from __future__ import annotations
 
 import logging
 from enum import StrEnum
+from typing import Any
 
 from .errors import FATAL, ErrorCode, LocalProtocolError, RemoteProtocolError
 from .framing import FrameDecoder, LineDecoder, encode_frame, encode_line
+from .splice import SharedEncoding
 from .messages import (
+    S2C,
     SUPPORTED_VERSIONS,
     Direction,
     Error,
@@ -339,6 +342,26 @@ class Connection:
         self.state = new_state
         if isinstance(msg, LoggedIn):
             self.set_logged_in()
+        return data
+
+    def send_shared(self, msg_type: str, shared: SharedEncoding, own: dict[str, Any],
+                    inner_own: dict[str, Any]) -> bytes:
+        """Encode one message of a family that shares most content (see :mod:`protocol.splice`).
+
+        ``msg_type`` must be the ``type`` in ``shared.common``; the state machine advances as
+        for :meth:`send`, and the output limit applies. The caller vouches for the fields
+        (this is the trusted fast path for the server's ``state`` broadcasts).
+        """
+        if shared.common.get("type") != msg_type or msg_type not in S2C or self.role is not Role.SERVER:
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send shared {msg_type!r}")
+        found = _next_state(self.state, self.role, msg_type)
+        if not isinstance(found, ConnectionState):
+            raise LocalProtocolError(found, f"{msg_type!r} is not allowed now (state {self.state})")
+        if self.mode is Mode.JSON:
+            data = shared.line(own, inner_own, max_size=self.max_out)
+        else:
+            data = shared.frame(own, inner_own, max_size=self.max_out)
+        self.state = found
         return data
 
     def send_error(

@@ -36,7 +36,7 @@ from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION, Act, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
     LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
-    State, Watching, Welcome,
+    Watching, Welcome,
 )
 from server.auth import PasswordHasher, new_salt, token_hash, token_matches
 from server.config import ServerConfig
@@ -116,17 +116,24 @@ class ClientSession(asyncio.Protocol):
     # --- sending
 
     def send(self, msg: Message) -> None:
-        self.send_many([msg])
+        self.send_many([msg], {})
 
-    def send_many(self, msgs: list[Message]) -> None:
-        """Encode ``msgs`` and write them with one call (one system call, not one each)."""
+    def send_many(self, msgs: list[Message], hints: dict[int, Any]) -> None:
+        """Encode ``msgs`` and write them with one call (one system call, not one each).
+
+        A message with a hint (see :class:`server.table.Outbox`) is encoded from its shared
+        encoding; the others are validated and encoded whole.
+        """
         if self.closing or self.transport is None:
             return
         chunks = []
         for msg in msgs:
             try:
-                # States are built by the server from engine views: skip re-checking every field.
-                chunks.append(self.conn.send(msg, validate=not isinstance(msg, State)))
+                hint = hints.get(id(msg))
+                if hint is not None:
+                    chunks.append(self.conn.send_shared(msg.TYPE, *hint))
+                else:
+                    chunks.append(self.conn.send(msg))
             except LocalProtocolError:
                 log.exception("refusing to send an invalid message to %r", self)
         if chunks:
@@ -272,7 +279,7 @@ class App:
             assert isinstance(session, ClientSession)
             batches.setdefault(session, []).append(msg)
         for session, msgs in batches.items():
-            session.send_many(msgs)
+            session.send_many(msgs, out.hints)
 
     # --- requests
 

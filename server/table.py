@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
+from protocol.splice import SharedEncoding
 from server.auth import new_token, token_matches
 from server.engine import (
     Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action,
@@ -54,12 +55,23 @@ class TableError(Exception):
 
 @dataclass
 class Outbox:
-    """Messages to deliver, in order."""
+    """Messages to deliver, in order.
+
+    ``hints`` may say, for a message (by ``id``), how to encode it cheaply: the states of one
+    change share most of their content, encoded once (:mod:`protocol.splice`). A hint never
+    changes what the recipient decodes; a shell may ignore it.
+    """
 
     items: list[tuple[Session, Message]] = field(default_factory=list)
+    hints: dict[int, tuple[SharedEncoding, dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
     def send(self, session: Session, msg: Message) -> None:
         self.items.append((session, msg))
+
+    def send_shared(self, session: Session, msg: Message, shared: SharedEncoding, own: dict[str, Any],
+                    inner_own: dict[str, Any]) -> None:
+        self.items.append((session, msg))
+        self.hints[id(msg)] = (shared, own, inner_own)
 
 
 @dataclass
@@ -425,25 +437,30 @@ class Table:
         return view
 
     def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
-               now: float | None) -> State:
+               now: float | None) -> tuple[State, dict[str, Any], dict[str, Any]]:
+        """The state for ``seat`` (None: a watcher), with its own parts for a shared encoding."""
         game = self.game
         assert game is not None
-        view = {**public, **seat_part(game, seat)}
+        part = seat_part(game, seat)
         deadline = None
         if seat is not None and now is not None:
             dl = self.deadline(seat)
             if dl is not None:
                 deadline = max(0.0, round(dl - now, 3))
-        return State(table=self.id, seq=self.seq, game=self.game_id, view=view, events=events, deadline=deadline)
+        msg = State(table=self.id, seq=self.seq, game=self.game_id, view={**public, **part}, events=events,
+                    deadline=deadline)
+        return msg, ({"deadline": deadline} if deadline is not None else {}), part
 
     def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
-        return self._state(self._public(), seat, events, now)
+        return self._state(self._public(), seat, events, now)[0]
 
     def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
         game = self.game
         assert game is not None
         self.seq += 1
         public = self._public()
+        shared = SharedEncoding({"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id,
+                                 "events": events}, "view", public)
         for i, s in enumerate(self.seats):
             if s is None:
                 continue
@@ -452,11 +469,12 @@ class Table:
                 s.legal = legal
                 s.acted_seq = self.seq
             if s.session is not None:
-                out.send(s.session, self._state(public, i, events, now))
+                msg, own, part = self._state(public, i, events, now)
+                out.send_shared(s.session, msg, shared, own, part)
         if self.watchers:
-            msg = self._state(public, None, events, None)
+            msg, own, part = self._state(public, None, events, None)
             for w in self.watchers:
-                out.send(w, msg)
+                out.send_shared(w, msg, shared, own, part)
 
     def _update(self, out: Outbox) -> None:
         msg = TableUpdate(table=self.id, summary=self.summary())

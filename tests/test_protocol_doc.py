@@ -215,7 +215,7 @@ def transcript_problems(doc: str) -> list[str]:
     lines = transcript_lines(doc)
     if len(lines) < 100:
         problems.append(f"only {len(lines)} transcript lines found")
-    for who, arrow, obj, line in lines:
+    for _who, arrow, obj, line in lines:
         if obj is None:
             problems.append(f"transcript line is not JSON: {line[:80]}")
             continue
@@ -240,12 +240,13 @@ def hexdump_problems(doc: str) -> list[str]:
     if pos < 0:
         return ["no '<!-- hexdump -->' marker"]
     before = [b for b in code_blocks(doc[:pos]) if b.lang == "json"]
-    if not before or marker_of(before[-1]) is None:
+    direction = marker_of(before[-1]) if before else None
+    if direction is None:
         return ["no marked json block before the hex dump"]
     obj = json.loads(before[-1].body)
     problems = []
     try:
-        decode_message(obj, marker_of(before[-1]))
+        decode_message(obj, direction)
     except Exception as exc:  # noqa: BLE001
         problems.append(f"the hex dump's message does not decode: {exc}")
     dump = _block_after(doc, "<!-- hexdump -->")
