@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Generate the tables of docs/PROTOCOL.md from the code, so that they cannot drift.
+
+    .venv/bin/python docs/gen_protocol_tables.py           # check: exit 1 if PROTOCOL.md is stale
+    .venv/bin/python docs/gen_protocol_tables.py --write   # rewrite the generated blocks
+
+Each generated block sits between ``<!-- BEGIN gen_protocol_tables.py: NAME -->`` and
+``<!-- END gen_protocol_tables.py: NAME -->``. The blocks are
+
+* ``fields:TYPE``: the field table of every message (``protocol.messages``: each class's
+  ``FIELDS`` specs and their docs, defaults from the dataclass);
+* ``errors``: every ``protocol.errors.ErrorCode`` with ``FATAL`` and ``ERROR_HELP``;
+* ``events``: every engine event kind (``server.engine.events``) and the table's own events;
+* ``limits`` and ``settings``: ``server.config.Limits`` and ``ServerConfig`` with their defaults
+  and whether ``welcome.limits`` carries them.
+
+Everything else in the document is written by hand; ``tests/test_protocol_doc.py`` checks it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from protocol.errors import ERROR_HELP, FATAL, ErrorCode  # noqa: E402
+from protocol.fields import INT64_MAX, INT64_MIN, FieldSpec, Kind  # noqa: E402
+from protocol.messages import MAX_ID, MESSAGE_CLASSES, Message  # noqa: E402
+from server.app import App  # noqa: E402
+from server.config import Limits, ServerConfig  # noqa: E402
+from server.engine.events import _FIELDS as EVENT_FIELDS  # noqa: E402
+
+DOC = ROOT / "docs" / "PROTOCOL.md"
+BLOCK = re.compile(
+    r"<!-- BEGIN gen_protocol_tables\.py: (?P<name>[\w:]+) -->\n(?P<body>.*?)"
+    r"<!-- END gen_protocol_tables\.py: (?P=name) -->",
+    re.S,
+)
+
+#: Events the table adds to the engine's (server/table.py).
+TABLE_EVENTS: dict[str, tuple[str, ...]] = {
+    "game_start": ("game", "dealer"),
+    "timeout": ("action", "count"),
+    "back": (),
+}
+
+EVENT_HELP: dict[str, str] = {
+    "swapped": "Setup: `to_face_up` went from the hand to face-up slot `slot`, `to_hand` came back.",
+    "placed": "Setup (`deal_style: choose`, `karma_stacking`): `card` was put on face-up slot `slot`.",
+    "drew": "The seat drew `count` cards from the stock (which cards is private: see your `hand`).",
+    "ready": "The seat finished its setup.",
+    "announced": "`opening: announce`: the seat announced `card` from its hand.",
+    "passed": "`opening: announce`: the seat did not announce.",
+    "first_player": "Play begins with this seat; `card` is the card that decided it when that card"
+                    " was public (face up or announced), else null.",
+    "played": "`cards` went onto the pile from `source`: `hand`, `face_up`, `face_down` or `stock`.",
+    "flipped": "Face-down card `position` was turned over and is `card`; a `played` event"
+               " follows if it goes, a `took` event if it does not.",
+    "gambled": "`stock_gamble`: the top card of the stock was turned over: `card`.",
+    "burned": "The pile (`count` cards) left the game; the same seat plays again.",
+    "took": "The seat picked up `cards` (the whole pile, with the card it gave up or flipped).",
+    "reversed": "The direction of play is now `direction` (1 up the seat numbers, -1 down).",
+    "skipped": "The seat misses its turn.",
+    "out": "The seat has no cards left; `place` is its finishing place (1 = first).",
+    "game_over": "The game ended (`seat` is null): `places` lists seats from first to last,"
+                 " `loser` is the last, `capped` is true if `max_actions` stopped it.",
+    "game_start": "Table event, first in the first state of a game (`seat` null): the game id and"
+                  " the dealer.",
+    "timeout": "Table event: the seat's clock ran out and the server played `action` for it;"
+               " `count` is the seat's number of timeouts so far. The engine's events follow.",
+    "back": "Table event, only in the snapshot sent to a seat that resumed.",
+}
+
+LIMIT_HELP: dict[str, str] = {
+    "max_frame_in": "Largest frame body / JSON line a client may send after login, in bytes."
+                    " Larger: fatal `FRAME_TOO_LARGE`.",
+    "max_frame_in_before_login": "The same before `logged_in` (hello and login are small)."
+                                 " Larger: fatal `FRAME_TOO_LARGE`.",
+    "max_frame_out": "Largest frame the server sends (views, lists, game records).",
+    "max_connections": "Connections to the server at once. Beyond: fatal `TOO_MANY_CONNECTIONS`"
+                       " at connect.",
+    "max_connections_per_address": "Connections from one IP address at once. Beyond: fatal"
+                                   " `TOO_MANY_CONNECTIONS` at connect.",
+    "rate_per_second": "Messages per second a connection may send, sustained (token bucket)."
+                       " An applied `act` is free. Beyond: `RATE_LIMITED` with `retry_after`;"
+                       " the message is dropped.",
+    "rate_burst": "Size of the token bucket: messages allowed at once above the sustained rate.",
+    "max_output_buffer": "Bytes the server holds for a client that does not read. Beyond: the"
+                         " connection is dropped without a message, and its seat goes away.",
+    "handshake_timeout": "Seconds from connecting to `logged_in` (hello and login). Beyond: fatal"
+                         " `HANDSHAKE_TIMEOUT`.",
+    "idle_timeout": "Seconds without receiving any message (ping counts). Beyond: fatal"
+                    " `IDLE_TIMEOUT`.",
+    "max_tables": "Open tables on the server. Beyond: `create_table` gets `TABLE_FULL`.",
+    "max_spectators": "Watchers per table. Beyond: `watch` gets `TABLE_FULL`.",
+    "scrypt_concurrency": "Password hashes computed at once; further logins wait their turn.",
+}
+
+SETTING_HELP: dict[str, str] = {
+    "host": "Address to listen on (`--host`); every interface by default.",
+    "port": "TCP port (`--port`; 0 picks a free one).",
+    "db": "SQLite file with accounts and finished games (`--db`).",
+    "password": "Server password asked in `login.server_password` (`--password`); none: open.",
+    "allow_guests": "Whether `login` with `guest: true` is allowed (`--no-guests`).",
+    "log_level": "DEBUG, INFO, WARNING or ERROR (`--log-level`).",
+    "reconnect_grace": "Seconds an absent seat's clock runs normally; after that the server"
+                       " plays for it at once (`--reconnect-grace`).",
+    "action_seconds": "Clock per action of a table that does not set `action_seconds`"
+                      " (`--action-seconds`).",
+    "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",
+}
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _num(x: float) -> str:
+    if x == MAX_ID:
+        return "2147483647"
+    if x == INT64_MAX:
+        return "2^63-1"
+    if x == INT64_MIN:
+        return "-2^63"
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _values(spec: FieldSpec) -> str:
+    """What a field may hold, in a few words."""
+    kind = spec.kind
+    if kind is Kind.INT:
+        lo = INT64_MIN if spec.lo is None else spec.lo
+        hi = INT64_MAX if spec.hi is None else spec.hi
+        return f"{_num(lo)}..{_num(hi)}"
+    if kind is Kind.FLOAT:
+        if spec.lo is not None and spec.hi is not None:
+            return f"{_num(spec.lo)}..{_num(spec.hi)}"
+        return f">= {_num(spec.lo)}" if spec.lo is not None else "any number"
+    if kind is Kind.STR:
+        if spec.enum is not None:
+            return "an error code (table below)"
+        parts = []
+        if spec.max_len is not None:
+            parts.append(f"{spec.min_len}..{spec.max_len} characters")
+        elif spec.min_len:
+            parts.append(f"at least {spec.min_len} characters")
+        if spec.pattern is not None:
+            parts.append(f"`{spec.pattern}`")
+        if spec.plain:
+            parts.append("no control characters")
+        return ", ".join(parts)
+    if kind is Kind.BOOL:
+        return "true, false"
+    if kind is Kind.MAP:
+        text = "map" if spec.max_len is None else f"map, at most {spec.max_len} entries"
+        return text + (", plain JSON data" if spec.deep else "")
+    text = "list" if spec.max_len is None else f"at most {spec.max_len} items"
+    if spec.item is not None and spec.item.kind is Kind.STR and spec.item.max_len is not None:
+        text += f", each {spec.item.min_len}..{spec.item.max_len} characters"
+    return text
+
+
+def _default(cls: type[Message], name: str) -> Any:
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name == name:
+            return f.default
+    raise KeyError(name)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def field_table(cls: type[Message]) -> str:
+    """The markdown table of one message's fields (``type`` first)."""
+    rows = ["| field | type | required | values | meaning |", "|---|---|---|---|---|",
+            f'| `type` | str | yes | `"{cls.TYPE}"` | The message type. |']
+    for spec in cls.FIELDS:
+        if spec.required:
+            req = "yes"
+        else:
+            default = _default(cls, spec.name)
+            req = "no" if default is None else f"no (default `{str(default).lower()}`)"
+        wire = "number" if spec.kind is Kind.FLOAT else spec.wire_type
+        rows.append(f"| `{spec.name}` | {wire} | {req} | {_cell(_values(spec))} | {_cell(spec.doc)} |")
+    return "\n".join(rows) + "\n"
+
+
+def error_table() -> str:
+    rows = ["| code | fatal | meaning, and what the client should do |", "|---|---|---|"]
+    for code in ErrorCode:
+        fatal = "**yes**" if code in FATAL else "no"
+        rows.append(f"| `{code.value}` | {fatal} | {_cell(ERROR_HELP[code])} |")
+    return "\n".join(rows) + "\n"
+
+
+def event_table() -> str:
+    kinds = {**EVENT_FIELDS, **TABLE_EVENTS}
+    missing = set(kinds) ^ set(EVENT_HELP)
+    if missing:
+        raise SystemExit(f"gen_protocol_tables.py: EVENT_HELP does not match the event kinds: {sorted(missing)}")
+    rows = ["| `kind` | other fields | meaning |", "|---|---|---|"]
+    for kind, names in kinds.items():
+        fields = ", ".join(f"`{n}`" for n in names) or "(none)"
+        rows.append(f"| `{kind}` | {fields} | {_cell(EVENT_HELP[kind])} |")
+    return "\n".join(rows) + "\n"
+
+
+def _public_limits() -> dict[str, Any]:
+    """What ``welcome.limits`` carries with the default configuration."""
+    return App.public_limits(SimpleNamespace(config=ServerConfig()))  # type: ignore[arg-type]
+
+
+def limits_table() -> str:
+    names = [f.name for f in dataclasses.fields(Limits)]
+    missing = set(names) ^ set(LIMIT_HELP)
+    if missing:
+        raise SystemExit(f"gen_protocol_tables.py: LIMIT_HELP does not match Limits: {sorted(missing)}")
+    public = _public_limits()
+    defaults = Limits()
+    rows = ["| limit | default | in `welcome.limits` | meaning, and what happens beyond it |",
+            "|---|---|---|---|"]
+    for name in names:
+        shown = "yes" if name in public else "no"
+        rows.append(f"| `{name}` | `{json.dumps(getattr(defaults, name))}` | {shown} | {_cell(LIMIT_HELP[name])} |")
+    return "\n".join(rows) + "\n"
+
+
+def settings_table() -> str:
+    names = [f.name for f in dataclasses.fields(ServerConfig) if f.name != "limits"]
+    missing = set(names) ^ set(SETTING_HELP)
+    if missing:
+        raise SystemExit(f"gen_protocol_tables.py: SETTING_HELP does not match ServerConfig: {sorted(missing)}")
+    public = _public_limits()
+    rows = ["| setting | default | in `welcome.limits` | meaning |", "|---|---|---|---|"]
+    for f in dataclasses.fields(ServerConfig):
+        if f.name == "limits":
+            continue
+        if f.default is dataclasses.MISSING:  # the database path depends on the machine
+            default = "`~/.local/share/shithead/server.sqlite3`"
+        else:
+            default = f"`{json.dumps(f.default)}`"
+        shown = "yes" if f.name in public else "no"
+        rows.append(f"| `{f.name}` | {default} | {shown} | {_cell(SETTING_HELP[f.name])} |")
+    return "\n".join(rows) + "\n"
+
+
+def blocks() -> dict[str, str]:
+    """Every generated block, by name."""
+    out = {f"fields:{cls.TYPE}": field_table(cls) for cls in MESSAGE_CLASSES}
+    out["errors"] = error_table()
+    out["events"] = event_table()
+    out["limits"] = limits_table()
+    out["settings"] = settings_table()
+    return out
+
+
+def render(doc: str) -> str:
+    """``doc`` with every generated block replaced by its current text."""
+    wanted = blocks()
+    return BLOCK.sub(lambda m: _wrap(m.group("name"), wanted.get(m.group("name"), m.group("body"))), doc)
+
+
+def _wrap(name: str, body: str) -> str:
+    return (f"<!-- BEGIN gen_protocol_tables.py: {name} -->\n{body}"
+            f"<!-- END gen_protocol_tables.py: {name} -->")
+
+
+def problems(doc: str) -> list[str]:
+    """Why ``doc`` is not in step with the code (an empty list when it is)."""
+    wanted = blocks()
+    found: dict[str, list[str]] = {}
+    for m in BLOCK.finditer(doc):
+        found.setdefault(m.group("name"), []).append(m.group("body"))
+    out = []
+    for name, body in wanted.items():
+        bodies = found.get(name, [])
+        if len(bodies) != 1:
+            out.append(f"generated block {name!r} appears {len(bodies)} times (want 1)")
+        elif bodies[0] != body:
+            out.append(f"generated block {name!r} is stale: run docs/gen_protocol_tables.py --write")
+    for name in found.keys() - wanted.keys():
+        out.append(f"generated block {name!r} matches nothing in the code")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    doc = DOC.read_text(encoding="utf-8")
+    if "--write" in args:
+        DOC.write_text(render(doc), encoding="utf-8")
+        doc = DOC.read_text(encoding="utf-8")
+    found = problems(doc)
+    for p in found:
+        print(p, file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
