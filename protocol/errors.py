@@ -147,15 +147,18 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " is closed (reconnect and resume)."
     ),
     ErrorCode.HANDSHAKE_TIMEOUT: (
-        "hello did not arrive in time after connecting. Send hello at once; the connection"
-        " is closed."
+        "hello and a successful login did not both happen in time after connecting. Send hello"
+        " and login at once; the connection is closed."
     ),
     ErrorCode.SLOW_READER: (
-        "The client did not read fast enough and its output buffer overflowed. Read the"
-        " socket continuously; the connection is closed (reconnect and resume)."
+        "Reserved: a client that does not read fast enough is disconnected without this message"
+        " (its output buffer is full): the connection is closed. Read continuously; reconnect and resume."
     ),
     ErrorCode.UNKNOWN_TABLE: ("No open table has this id. Refresh the list with list_tables."),
-    ErrorCode.TABLE_FULL: ("Every seat at the table is taken. Watch it, or join another table."),
+    ErrorCode.TABLE_FULL: (
+        "No free seat at the table, too many spectators, or the server has as many tables as it"
+        " allows. Watch it, join another table, or try later."
+    ),
     ErrorCode.WRONG_PASSWORD: (
         "The table's password is missing or wrong. Ask the table's creator for it."
     ),
@@ -176,23 +179,27 @@ ERROR_HELP: dict[ErrorCode, str] = {
         "No game is running at this table yet. Wait for the owner to start it."
     ),
     ErrorCode.NOT_ENOUGH_PLAYERS: (
-        "Too few seated players to start under this preset. Wait for more to join."
+        "Every seat must be taken before start. Wait for more players to join."
     ),
-    ErrorCode.NOT_OWNER: ("Only the table's creator may do this. Ask them."),
+    ErrorCode.NOT_OWNER: (
+        "Only the table's owner (its creator; a seated player once the creator leaves) may do"
+        " this. Ask them."
+    ),
     ErrorCode.BAD_RULES: (
         "The preset or an option was refused; the message is the rules engine's explanation"
         " naming the option and its allowed values. Fix the request."
     ),
     ErrorCode.STALE_SEQ: (
-        "act carried a seq that is not the table's latest state. Wait for the newest state"
-        " (or resume) and decide again."
+        "What this seat may do changed (or it acted) after the state whose seq act carried."
+        " Wait for the newest state (or resume) and decide again."
     ),
     ErrorCode.ILLEGAL_ACTION: (
         "The rules refused the action; reason is the engine's stable code (NOT_YOUR_TURN,"
         " CARD_NOT_HELD, DOES_NOT_BEAT, ...). Nothing changed: choose from view.legal."
     ),
     ErrorCode.BAD_TOKEN: (
-        "The resume token is unknown, expired or for another table. Join the table again."
+        "No seat at this table has that token for your name (or a newer connection took the"
+        " seat over). Use the token from joined, logged in under the same name."
     ),
     ErrorCode.UNKNOWN_GAME: (
         "No finished game with this id is available. Check the id from game_over."

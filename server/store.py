@@ -107,7 +107,7 @@ class Store:
             (game_id,)).fetchone()
         if row is None:
             return None
-        return {"id": row[0], "table": row[1], "preset": row[2], "players": json.loads(row[3]),
+        return {"id": row[0], "table_name": row[1], "preset": row[2], "players": json.loads(row[3]),
                 "record": json.loads(row[4]), "result": json.loads(row[5]), "started": row[6], "ended": row[7]}
 
     def game_count(self) -> int:

@@ -144,7 +144,11 @@ class Table:
         self.deck = deck
         self.seats: list[Seat | None] = [None] * nseats
         self.watchers: list[Session] = []
-        self.series = Series(rules, nseats, seed=seed) if seed is not None else Series(rules, nseats, rng=rng)
+        if seed is not None:
+            self.series = Series(rules, nseats, seed=seed)
+        else:
+            # With an explicit deck and no seed the deal is fixed too: seat 0 deals first.
+            self.series = Series(rules, nseats, rng=rng, first_dealer=0 if deck is not None else None)
         self.game: Game | None = None
         self.game_id = 0
         self.games_played = 0

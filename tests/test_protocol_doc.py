@@ -508,6 +508,8 @@ async def test_minimal_client_plays_a_game(doc: str) -> None:
             send(type="login", id=2, name="owner", guest=True)
             send(type="create_table", id=3, name="bots", preset="classic", seats=2, seed=7)
             send(type="watch", id=4, table=1)
+            while (await _read(reader))["type"] != "watching":  # the table exists before bots join
+                pass
             for name in ("minibot1", "minibot2"):
                 bots.append(await asyncio.create_subprocess_exec(
                     sys.executable, str(script), name, "1", "127.0.0.1", str(app.port),
