@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
 import sys
@@ -79,6 +80,18 @@ async def serve(config: ServerConfig) -> None:
     print("stopped", flush=True)
 
 
+def _use_uvloop_if_installed() -> None:
+    """uvloop (the optional extra ``fast``) is a faster event loop; the server works without it."""
+    if os.environ.get("SHITHEAD_NO_UVLOOP"):
+        return
+    try:
+        import uvloop
+    except ImportError:
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    logging.getLogger(__name__).info("using uvloop")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -89,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shithead-server: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _use_uvloop_if_installed()
     try:
         asyncio.run(serve(config))
     except OSError as exc:
