@@ -441,11 +441,12 @@ class Table:
         return view
 
     def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
-               now: float | None) -> tuple[State, dict[str, Any], dict[str, Any]]:
+               now: float | None, legal: tuple[Action, ...] | None = None
+               ) -> tuple[State, dict[str, Any], dict[str, Any]]:
         """The state for ``seat`` (None: a watcher), with its own parts for a shared encoding."""
         game = self.game
         assert game is not None
-        part = seat_part(game, seat)
+        part = seat_part(game, seat, legal)
         deadline = None
         if seat is not None and now is not None:
             dl = self.deadline(seat)
@@ -473,7 +474,7 @@ class Table:
                 s.legal = legal
                 s.acted_seq = self.seq
             if s.session is not None:
-                msg, own, part = self._state(public, i, events, now)
+                msg, own, part = self._state(public, i, events, now, legal)
                 out.send_shared(s.session, msg, shared, own, part)
         if self.watchers:
             msg, own, part = self._state(public, None, events, None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import format_action
+from .actions import Action, format_action
 from .cards import format_card, rank_char
 from .game import ANNOUNCING, OVER, Game
 from .powers import AT_MOST, BELOW
@@ -89,12 +89,14 @@ def public_view(game: Game) -> dict[str, Any]:
     return view
 
 
-def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
-    """What only ``seat`` sees (its hand and legal actions); for a spectator (None): nothing."""
+def seat_part(game: Game, seat: int | None, legal: tuple[Action, ...] | None = None) -> dict[str, Any]:
+    """What only ``seat`` sees (its hand and legal actions); for a spectator (None): nothing.
+    ``legal``: the seat's legal actions if the caller has them already."""
     if seat is None:
         return {"seat": None, "hand": None, "legal": []}
-    return {"seat": seat, "hand": _cards(game.hand(seat)),
-            "legal": [format_action(a) for a in game.legal_actions(seat)]}
+    if legal is None:
+        legal = game.legal_actions(seat)
+    return {"seat": seat, "hand": _cards(game.hand(seat)), "legal": [format_action(a) for a in legal]}
 
 
 def view_for(game: Game, seat: int | None) -> dict[str, Any]:
