@@ -124,23 +124,18 @@ def encode_frame(obj: dict[str, Any], *, max_size: int | None) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
-class FrameDecoder:
-    """Incremental decoder of length-prefixed msgpack frames.
-
-    Feed it bytes as they arrive, in chunks of any size; it returns every complete frame.
-    ``max_size`` (the largest body accepted) may be changed between calls, e.g. raised after
-    login; the limit in force when a frame's 4-byte header completes applies to that frame.
-    """
+class _Decoder:
+    """What both decoders share: a size limit that may change, a bounded buffer, and death
+    after the first error (bytes after a bad frame cannot be trusted)."""
 
     def __init__(self, max_size: int) -> None:
         self._max_size = _check_max_size(max_size)
         self._buf = bytearray()
-        self._need: int | None = None  # body length once the header is known
         self._error: RemoteProtocolError | None = None
 
     @property
     def max_size(self) -> int:
-        """Largest frame body accepted, in bytes."""
+        """Largest frame body (msgpack) or line without its terminator (JSON) accepted, in bytes."""
         return self._max_size
 
     @max_size.setter
@@ -149,13 +144,26 @@ class FrameDecoder:
 
     @property
     def buffered(self) -> int:
-        """Bytes held for an incomplete frame (at most ``max_size + 4``)."""
+        """Bytes held for an incomplete frame or line (at most ``max_size`` + 4)."""
         return len(self._buf)
 
     @property
     def dead(self) -> bool:
         """True after an error: the decoder refuses any further input."""
         return self._error is not None
+
+
+class FrameDecoder(_Decoder):
+    """Incremental decoder of length-prefixed msgpack frames.
+
+    Feed it bytes as they arrive, in chunks of any size; it returns every complete frame.
+    ``max_size`` (the largest body accepted) may be changed between calls, e.g. raised after
+    login; the limit in force when a frame's 4-byte header completes applies to that frame.
+    """
+
+    def __init__(self, max_size: int) -> None:
+        super().__init__(max_size)
+        self._need: int | None = None  # body length once the header is known
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Consume ``data``; return the frames it completes, in order (often none).
@@ -297,36 +305,12 @@ def encode_line(obj: dict[str, Any], *, max_size: int | None = None) -> bytes:
     return line + b"\n"
 
 
-class LineDecoder:
+class LineDecoder(_Decoder):
     """Incremental decoder of JSON lines; same contract as :class:`FrameDecoder`.
 
     A line longer than ``max_size`` bytes (without ``"\\r\\n"``/``"\\n"``) is refused as soon
     as that many bytes are buffered, without waiting for its newline.
     """
-
-    def __init__(self, max_size: int) -> None:
-        self._max_size = _check_max_size(max_size)
-        self._buf = bytearray()
-        self._error: RemoteProtocolError | None = None
-
-    @property
-    def max_size(self) -> int:
-        """Largest line accepted, in bytes, without its terminator."""
-        return self._max_size
-
-    @max_size.setter
-    def max_size(self, value: int) -> None:
-        self._max_size = _check_max_size(value)
-
-    @property
-    def buffered(self) -> int:
-        """Bytes held for an incomplete line (at most ``max_size + 1``)."""
-        return len(self._buf)
-
-    @property
-    def dead(self) -> bool:
-        """True after an error: the decoder refuses any further input."""
-        return self._error is not None
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Consume ``data``; return the objects of the lines it completes, in order.
