@@ -42,7 +42,8 @@ def cards_in_text(text: str) -> list[str]:
 
 def cards_in(obj: Any) -> set[str]:
     """Every card named anywhere in a decoded frame: in every string (keys too), including
-    inside action texts and messages."""
+    inside action texts and messages. A seat ``token`` is skipped: it is an opaque random
+    secret, and random text sometimes contains something shaped like ``-7h_``."""
     found: set[str] = set()
     stack = [obj]
     while stack:
@@ -51,7 +52,7 @@ def cards_in(obj: Any) -> set[str]:
             found.update(cards_in_text(v))
         elif isinstance(v, dict):
             stack.extend(v.keys())
-            stack.extend(v.values())
+            stack.extend(val for key, val in v.items() if key != "token")
         elif isinstance(v, (list, tuple)):
             stack.extend(v)
     return found
