@@ -152,6 +152,13 @@ class _Decoder:
         """True after an error: the decoder refuses any further input."""
         return self._error is not None
 
+    def _check_alive(self, what: str) -> None:
+        """Feeding a dead decoder is the caller's bug (LocalProtocolError)."""
+        if self._error is not None:
+            raise LocalProtocolError(
+                ErrorCode.INTERNAL_ERROR, f"{what} decoder used after an earlier error ({self._error.code})"
+            )
+
 
 class FrameDecoder(_Decoder):
     """Incremental decoder of length-prefixed msgpack frames.
@@ -171,11 +178,7 @@ class FrameDecoder(_Decoder):
         Raises ``RemoteProtocolError`` (``FRAME_TOO_LARGE`` or ``BAD_FRAME``) on bad input and
         is dead afterwards; ``LocalProtocolError`` if called again after that.
         """
-        if self._error is not None:
-            raise LocalProtocolError(
-                ErrorCode.INTERNAL_ERROR,
-                f"frame decoder used after an earlier error ({self._error.code})",
-            )
+        self._check_alive("frame")
         frames: list[dict[str, Any]] = []
         view = memoryview(data).cast("B")
         end = len(view)
@@ -318,11 +321,7 @@ class LineDecoder(_Decoder):
         Raises ``RemoteProtocolError`` (``FRAME_TOO_LARGE`` or ``BAD_FRAME``) on bad input and
         is dead afterwards; ``LocalProtocolError`` if called again after that.
         """
-        if self._error is not None:
-            raise LocalProtocolError(
-                ErrorCode.INTERNAL_ERROR,
-                f"line decoder used after an earlier error ({self._error.code})",
-            )
+        self._check_alive("line")
         if not isinstance(data, (bytes, bytearray)):
             data = bytes(data)
         frames: list[dict[str, Any]] = []

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine import Game, make_rules, parse_action, parse_cards, stack_deck
+import pytest
+
+from server.engine import ErrorCode, Game, IllegalAction, make_rules, parse_action, parse_cards, stack_deck, view_for
 from server.engine.cards import format_card
 from server.engine.events import Event
 
@@ -49,3 +51,25 @@ def names(cs: list[int] | tuple[int, ...]) -> list[str]:
 def legal_texts(game: Game, seat: int | None = None) -> set[str]:
     from server.engine import format_action
     return {format_action(a) for a in game.legal_actions(game.current if seat is None else seat)}
+
+
+def all_cards(game: Game) -> list[int]:
+    """Every card in every zone of the game, sorted (to check that cards are conserved)."""
+    out = list(game.stock) + list(game.pile) + list(game.burned)
+    for s in range(game.n):
+        out += game.hand(s)
+        out += [c for st in game.face_up[s] for c in st]
+        out += [c for c in game.face_down[s] if c is not None]
+    return sorted(out)
+
+
+def refused(game: Game, text: str, seat: int | None = None) -> ErrorCode:
+    """Apply an action that must be refused; return its code and check nothing changed."""
+    s = game.current if seat is None else seat
+    views = [view_for(game, x) for x in range(game.n)]
+    version = game.version
+    with pytest.raises(IllegalAction) as exc:
+        act(game, text, s)
+    assert game.version == version
+    assert [view_for(game, x) for x in range(game.n)] == views
+    return exc.value.code

@@ -14,7 +14,6 @@ import pytest
 from server.engine import (
     ErrorCode,
     Game,
-    IllegalAction,
     Series,
     make_rules,
     stack_deck,
@@ -22,7 +21,7 @@ from server.engine import (
 )
 from server.engine.cards import JOKER
 
-from .helpers import act, cards, deal, kinds, legal_texts, names, start
+from .helpers import act, all_cards, cards, deal, kinds, legal_texts, names, refused, start
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -35,16 +34,6 @@ def table(options: dict[str, Any] | None = None, *, preset: str = "classic", sea
         return {s: cards(t) for s, t in (spec or {}).items()}
     return start(preset, seats, options, hands=conv(hands), face_up=conv(up),
                  face_down=conv(down), stock=cards(stock))
-
-
-def all_cards(game: Game) -> list[int]:
-    """Every card in every zone of the game, sorted (to check that set-up shortcuts conserve cards)."""
-    out = list(game.stock) + list(game.pile) + list(game.burned)
-    for s in range(game.n):
-        out += game.hand(s)
-        out += [c for st in game.face_up[s] for c in st]
-        out += [c for c in game.face_down[s] if c is not None]
-    return sorted(out)
 
 
 def strip(game: Game, seat: int | None = None, *, hand: bool = False, face_up: bool = False,
@@ -69,18 +58,6 @@ def strip(game: Game, seat: int | None = None, *, hand: bool = False, face_up: b
     game.version += 1
     assert all_cards(game) == before
     assert len(before) == game.rules.deck_size()
-
-
-def refused(game: Game, text: str, seat: int | None = None) -> ErrorCode:
-    """Apply an action that must be refused; return its code and check nothing changed."""
-    s = game.current if seat is None else seat
-    views = [view_for(game, x) for x in range(game.n)]
-    version = game.version
-    with pytest.raises(IllegalAction) as exc:
-        act(game, text, s)
-    assert game.version == version
-    assert [view_for(game, x) for x in range(game.n)] == views
-    return exc.value.code
 
 
 # ----------------------------------------------------------------------------- decks, jokers

@@ -14,7 +14,6 @@ from server.engine import (
     PRESETS,
     ErrorCode,
     Game,
-    IllegalAction,
     RulesError,
     check_seats,
     make_rules,
@@ -22,7 +21,7 @@ from server.engine import (
 )
 from server.engine.cards import JOKER
 
-from .helpers import act, cards, deal, kinds, legal_texts, names, start
+from .helpers import act, cards, deal, kinds, legal_texts, names, refused, start
 
 
 def table(preset: str = "classic", options: dict[str, Any] | None = None, *, seats: int = 2,
@@ -32,18 +31,6 @@ def table(preset: str = "classic", options: dict[str, Any] | None = None, *, sea
     def conv(spec: dict[int, str] | None) -> dict[int, list[int]]:
         return {s: cards(t) for s, t in (spec or {}).items()}
     return start(preset, seats, options, hands=conv(hands), face_up=conv(up), stock=cards(stock))
-
-
-def refused(game: Game, text: str, seat: int | None = None) -> ErrorCode:
-    """Apply an action that must be refused; return its code and check nothing changed."""
-    s = game.current if seat is None else seat
-    views = [view_for(game, x) for x in range(game.n)]
-    version = game.version
-    with pytest.raises(IllegalAction) as exc:
-        act(game, text, s)
-    assert game.version == version
-    assert [view_for(game, x) for x in range(game.n)] == views
-    return exc.value.code
 
 
 def dealt_sizes(game: Game, seat: int) -> tuple[int, int, int]:

@@ -26,7 +26,7 @@ from server.engine import (
 )
 from server.engine.cards import JOKER
 from server.engine.policies import greedy_policy
-from tests.engine.helpers import act, cards, deal, kinds, legal_texts, names, start
+from tests.engine.helpers import act, all_cards, cards, deal, kinds, legal_texts, names, start
 
 # --------------------------------------------------------------------------- helpers
 
@@ -122,15 +122,6 @@ def play_out(game: Game) -> None:
     while not game.is_over():
         seat = game.to_act()[0]
         game.apply(seat, greedy_policy(game, seat))
-
-
-def all_cards(game: Game) -> list[int]:
-    out = list(game.stock) + list(game.pile) + list(game.burned)
-    for s in range(game.n):
-        out += game.hand(s)
-        out += [c for st in game.face_up[s] for c in st]
-        out += [c for c in game.face_down[s] if c is not None]
-    return sorted(out)
 
 
 # --------------------------------------------------------------------------- C1 setup
