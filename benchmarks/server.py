@@ -81,11 +81,16 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # =========================================================================== /proc helpers
 
 
-def proc_cpu(pid: int) -> float:
-    """utime + stime of a process (all its threads), seconds."""
+def proc_cpu_split(pid: int) -> tuple[float, float]:
+    """(utime, stime) of a process (all its threads), seconds: user code and the kernel."""
     with open(f"/proc/{pid}/stat") as fh:
         fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of stat(5)
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # fields 14 and 15 of stat(5)
+
+
+def proc_cpu(pid: int) -> float:
+    """utime + stime of a process (all its threads), seconds."""
+    return sum(proc_cpu_split(pid))
 
 
 def proc_rss(pid: int) -> int:
@@ -611,11 +616,12 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
     for g in gens:
         tell(g, f"go {t0} {t1}")
     time.sleep(max(0.0, t0 - time.monotonic()))
-    cpu0 = proc_cpu(srv.pid)
+    (user0, sys0) = proc_cpu_split(srv.pid)
     if profile:
         os.kill(srv.pid, signal.SIGUSR1)
     time.sleep(max(0.0, t1 - time.monotonic()))
-    cpu1 = proc_cpu(srv.pid)
+    (user1, sys1) = proc_cpu_split(srv.pid)
+    cpu0, cpu1 = user0 + sys0, user1 + sys1
     if profile:
         os.kill(srv.pid, signal.SIGUSR2)
     rss = proc_rss(srv.pid)
@@ -633,7 +639,7 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
         "acts": acts, "rate": acts / wall, "games": sum(r["games"] for r in results),
         "p50": percentile(lat, 50) / 1000, "p90": percentile(lat, 90) / 1000, "p99": percentile(lat, 99) / 1000,
         "max": (lat[-1] / 1000) if lat else float("nan"),
-        "server_cpu": cpu1 - cpu0, "client_cpu": sum(r["cpu"] for r in results), "wall": wall,
+        "server_cpu": cpu1 - cpu0, "server_sys": sys1 - sys0, "client_cpu": sum(r["cpu"] for r in results), "wall": wall,
         "errors": dict(errors), "lost": sum(r["lost"] for r in results), "rss_after": rss,
     }
     out["cpu_per_action_us"] = out["server_cpu"] / acts * 1e6 if acts else float("nan")
@@ -732,6 +738,10 @@ def print_game(title: str, r: dict[str, Any], show_memory: bool = True) -> None:
     cap = 1e6 / r["cpu_per_action_us"] if r["cpu_per_action_us"] == r["cpu_per_action_us"] else float("nan")
     print(f"  server CPU per action     {r['cpu_per_action_us']:>10,.1f} us   (server busy {busy:.0%} of one core; "
           f"one full core would do ~{cap:,.0f} actions/s)")
+    if r["acts"]:
+        sys_us = r["server_sys"] / r["acts"] * 1e6
+        print(f"    of which in the kernel  {sys_us:>10,.1f} us   (socket reads and writes; user code "
+              f"{r['cpu_per_action_us'] - sys_us:,.1f} us)")
     print(f"  load generator CPU        {r['client_cpu'] / r['wall']:.0%} of one core"
           + ("  <- the client may be limiting" if r["client_cpu"] / r["wall"] > 0.9 else ""))
     if show_memory:
@@ -867,6 +877,8 @@ def run(args: argparse.Namespace) -> None:
                   f"p99 {echo['p99']:.2f} ms")
             print(f"  echo server CPU per trip  {echo['cpu_per_action_us']:>10,.1f} us   (busy "
                   f"{echo['server_cpu'] / echo['wall']:.0%}); load generator {echo['client_cpu'] / echo['wall']:.0%}")
+            if echo["acts"]:
+                print(f"    of which in the kernel  {echo['server_sys'] / echo['acts'] * 1e6:>10,.1f} us")
             print(f"  ratio actions/s / round trips/s = {main['rate'] / echo['rate']:.3f}   "
                   f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
                   f" one action = 1 frame in, 1 ok + 4 states out)")

@@ -49,7 +49,7 @@ from typing import Any
 
 from .errors import FATAL, ErrorCode, LocalProtocolError, RemoteProtocolError
 from .framing import FrameDecoder, LineDecoder, encode_frame, encode_line
-from .splice import SharedEncoding
+from .splice import PackedEntries, SharedEncoding
 from .messages import (
     S2C,
     SUPPORTED_VERSIONS,
@@ -149,6 +149,13 @@ TRANSITIONS: dict[tuple[ConnectionState, Role, str], ConnectionState | ErrorCode
     # may still go out, before the error report.
     (_S.CLOSING, _V, _ANY): _S.CLOSING,
 }
+
+
+#: Server messages that may be sent shared (:meth:`Connection.send_shared`): pushed ones, which
+#: leave OPEN and CLOSING unchanged (checked against TRANSITIONS below).
+_SHAREABLE = frozenset({"state"})
+assert all(TRANSITIONS.get((st, Role.SERVER, t), TRANSITIONS.get((st, Role.SERVER, _ANY))) is st
+           for st in (ConnectionState.OPEN, ConnectionState.CLOSING) for t in _SHAREABLE)
 
 
 def _event(msg: Message) -> str:
@@ -345,18 +352,25 @@ class Connection:
         return data
 
     def send_shared(self, msg_type: str, shared: SharedEncoding, own: dict[str, Any],
-                    inner_own: dict[str, Any]) -> bytes:
+                    inner_own: dict[str, Any] | PackedEntries) -> bytes:
         """Encode one message of a family that shares most content (see :mod:`protocol.splice`).
 
         ``msg_type`` must be the ``type`` in ``shared.common``; the state machine advances as
         for :meth:`send`, and the output limit applies. The caller vouches for the fields
         (this is the trusted fast path for the server's ``state`` broadcasts).
         """
-        if shared.common.get("type") != msg_type or msg_type not in S2C or self.role is not Role.SERVER:
-            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send shared {msg_type!r}")
-        found = _next_state(self.state, self.role, msg_type)
-        if not isinstance(found, ConnectionState):
-            raise LocalProtocolError(found, f"{msg_type!r} is not allowed now (state {self.state})")
+        state = self.state
+        if (state is ConnectionState.OPEN or state is ConnectionState.CLOSING) and msg_type in _SHAREABLE \
+                and self.role is Role.SERVER:
+            found: ConnectionState | ErrorCode = state  # pushed messages keep OPEN and CLOSING as they are
+        else:
+            if msg_type not in S2C or self.role is not Role.SERVER:
+                raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send shared {msg_type!r}")
+            found = _next_state(state, self.role, msg_type)
+            if not isinstance(found, ConnectionState):
+                raise LocalProtocolError(found, f"{msg_type!r} is not allowed now (state {state})")
+        if shared.common.get("type") != msg_type:
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"shared encoding is not of type {msg_type!r}")
         if self.mode is Mode.JSON:
             data = shared.line(own, inner_own, max_size=self.max_out)
         else:

@@ -23,11 +23,12 @@ from .errors import ErrorCode, LocalProtocolError
 
 _PACKER = msgpack.Packer(use_bin_type=True)
 _HEADER = struct.Struct(">I")
+_FIXMAP = tuple(bytes((0x80 | n,)) for n in range(16))
 
 
 def _map_header(n: int) -> bytes:
     if n < 16:
-        return bytes((0x80 | n,))
+        return _FIXMAP[n]
     if n < 1 << 16:
         return b"\xde" + n.to_bytes(2, "big")
     return b"\xdf" + n.to_bytes(4, "big")
@@ -46,27 +47,52 @@ def _json_members(d: dict[str, Any]) -> str:
     return json.dumps(d, separators=(",", ":"), ensure_ascii=False, allow_nan=False)[1:-1]
 
 
+class PackedEntries:
+    """A map's entries encoded once (msgpack, without the map header), with the map itself
+    for the JSON form. Build it with :func:`pack_entries`; pass it to
+    :meth:`SharedEncoding.frame` in place of a dict to reuse the encoding across messages."""
+
+    __slots__ = ("count", "data", "source")
+
+    def __init__(self, source: dict[str, Any]) -> None:
+        self.source = source
+        self.count = len(source)
+        self.data = _packed_entries(source) if source else b""
+
+
+def pack_entries(d: dict[str, Any]) -> PackedEntries:
+    """Encode ``d``'s entries once for reuse (``d`` must not change afterwards)."""
+    return PackedEntries(d)
+
+
 class SharedEncoding:
     """The shared part of a family of messages ``{**common, inner: {**inner_common, ...}}``,
     encoded once per mode on first use; :meth:`frame` and :meth:`line` add one recipient's
-    own entries (``own`` at the top level, ``inner_own`` inside ``inner``)."""
+    own entries (``own`` at the top level, ``inner_own`` inside ``inner``, either as a dict or
+    as :class:`PackedEntries` encoded earlier)."""
+
+    __slots__ = ("common", "inner", "inner_common", "_mp", "_js")
 
     def __init__(self, common: dict[str, Any], inner: str, inner_common: dict[str, Any]) -> None:
         self.common = common
         self.inner = inner
         self.inner_common = inner_common
-        self._mp: tuple[bytes, bytes] | None = None
+        self._mp: tuple[bytes, int, bytes, int] | None = None
         self._js: tuple[str, str] | None = None
 
-    def frame(self, own: dict[str, Any], inner_own: dict[str, Any], *, max_size: int | None) -> bytes:
+    def frame(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
+              max_size: int | None) -> bytes:
         """One length-prefixed msgpack frame."""
-        if self._mp is None:
-            self._mp = (_packed_entries(self.common) + _PACKER.pack(self.inner), _packed_entries(self.inner_common))
-        head, inner_common = self._mp
+        mp = self._mp
+        if mp is None:
+            mp = self._mp = (_packed_entries(self.common) + _PACKER.pack(self.inner), len(self.common) + 1,
+                             _packed_entries(self.inner_common), len(self.inner_common))
+        head, n_top, inner_common, n_inner = mp
+        if type(inner_own) is not PackedEntries:
+            inner_own = PackedEntries(inner_own)
         body = b"".join((
-            _map_header(len(self.common) + 1 + len(own)), head,
-            _map_header(len(self.inner_common) + len(inner_own)), inner_common,
-            _packed_entries(inner_own) if inner_own else b"",
+            _map_header(n_top + len(own)), head,
+            _map_header(n_inner + inner_own.count), inner_common, inner_own.data,
             _packed_entries(own) if own else b"",
         ))
         if max_size is not None and len(body) > max_size:
@@ -74,11 +100,14 @@ class SharedEncoding:
                                      f"outgoing frame of {len(body)} bytes exceeds the limit of {max_size} bytes")
         return _HEADER.pack(len(body)) + body
 
-    def line(self, own: dict[str, Any], inner_own: dict[str, Any], *, max_size: int | None) -> bytes:
+    def line(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
+             max_size: int | None) -> bytes:
         """One JSON line (UTF-8, newline-terminated)."""
         if self._js is None:
             self._js = (_json_members(self.common), _json_members(self.inner_common))
         common, inner_common = self._js
+        if type(inner_own) is PackedEntries:
+            inner_own = inner_own.source
         inner_parts = [p for p in (inner_common, _json_members(inner_own) if inner_own else "") if p]
         top_parts = [p for p in (common, json.dumps(self.inner) + ":{" + ",".join(inner_parts) + "}",
                                  _json_members(own) if own else "") if p]

@@ -44,7 +44,7 @@ from server.engine import RulesError, check_seats, make_rules, parse_cards
 from server.engine.cards import CardError
 from server.engine.deal import check_deck
 from server.store import Store
-from server.table import FinishedGame, Outbox, Table, TableError
+from server.table import FinishedGame, Outbox, StateOut, Table, TableError
 
 log = logging.getLogger(__name__)
 
@@ -116,28 +116,28 @@ class ClientSession(asyncio.Protocol):
     # --- sending
 
     def send(self, msg: Message) -> None:
-        self.send_many([msg], {})
+        self.send_many([msg])
 
-    def send_many(self, msgs: list[Message], hints: dict[int, Any]) -> None:
+    def send_many(self, msgs: list[Message | StateOut]) -> None:
         """Encode ``msgs`` and write them with one call (one system call, not one each).
 
-        A message with a hint (see :class:`server.table.Outbox`) is encoded from its shared
-        encoding; the others are validated and encoded whole.
+        A broadcast :class:`~server.table.StateOut` is spliced from its change's shared
+        encoding; other messages are validated and encoded whole.
         """
         if self.closing or self.transport is None:
             return
         chunks = []
+        conn = self.conn
         for msg in msgs:
             try:
-                hint = hints.get(id(msg))
-                if hint is not None:
-                    chunks.append(self.conn.send_shared(msg.TYPE, *hint))
+                if type(msg) is StateOut:
+                    chunks.append(conn.send_shared("state", msg.shared, msg.own, msg.part))
                 else:
-                    chunks.append(self.conn.send(msg))
+                    chunks.append(conn.send(msg))  # type: ignore[arg-type]
             except LocalProtocolError:
                 log.exception("refusing to send an invalid message to %r", self)
         if chunks:
-            self._write(b"".join(chunks))
+            self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
     def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
               retry_after: float | None = None, reason: str | None = None) -> None:
@@ -274,12 +274,15 @@ class App:
 
     def flush(self, out: Outbox) -> None:
         """Send what the coordinators queued: in order, one write per session."""
-        batches: dict[ClientSession, list[Message]] = {}
+        batches: dict[ClientSession, list[Message | StateOut]] = {}
         for session, msg in out.items:
-            assert isinstance(session, ClientSession)
-            batches.setdefault(session, []).append(msg)
+            batch = batches.get(session)  # type: ignore[call-overload]
+            if batch is None:
+                batches[session] = [msg]  # type: ignore[index]
+            else:
+                batch.append(msg)
         for session, msgs in batches.items():
-            session.send_many(msgs, out.hints)
+            session.send_many(msgs)
 
     # --- requests
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
-from protocol.splice import SharedEncoding
+from protocol.splice import PackedEntries, SharedEncoding, pack_entries
 from server.auth import new_token, token_matches
 from server.engine import (
     Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action,
@@ -33,6 +33,9 @@ from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
 from server.engine.view import public_view, seat_part
 
 log = logging.getLogger(__name__)
+
+
+_WATCHER_PART = pack_entries({"seat": None, "hand": None, "legal": []})
 
 
 class Session(Protocol):
@@ -53,25 +56,34 @@ class TableError(Exception):
         self.reason = reason
 
 
+class StateOut:
+    """One seat's (or a watcher's) ``state`` in a broadcast: the change's shared part plus this
+    recipient's own entries, encoded cheaply by the shell (:mod:`protocol.splice`).
+    :meth:`message` gives the same content as a :class:`~protocol.messages.State`."""
+
+    __slots__ = ("shared", "own", "part")
+    TYPE = State.TYPE
+
+    def __init__(self, shared: SharedEncoding, own: dict[str, Any], part: PackedEntries) -> None:
+        self.shared = shared
+        self.own = own
+        self.part = part
+
+    def message(self) -> State:
+        c = self.shared.common
+        return State(table=c["table"], seq=c["seq"], game=c["game"], events=c["events"],
+                     view={**self.shared.inner_common, **self.part.source}, deadline=self.own.get("deadline"))
+
+
 @dataclass
 class Outbox:
-    """Messages to deliver, in order.
+    """What to deliver, in order: ``(session, message)`` pairs, where a broadcast state is a
+    :class:`StateOut` (its :meth:`StateOut.message` is the message it stands for)."""
 
-    ``hints`` may say, for a message (by ``id``), how to encode it cheaply: the states of one
-    change share most of their content, encoded once (:mod:`protocol.splice`). A hint never
-    changes what the recipient decodes; a shell may ignore it.
-    """
+    items: list[tuple[Session, Message | StateOut]] = field(default_factory=list)
 
-    items: list[tuple[Session, Message]] = field(default_factory=list)
-    hints: dict[int, tuple[SharedEncoding, dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
-
-    def send(self, session: Session, msg: Message) -> None:
+    def send(self, session: Session, msg: Message | StateOut) -> None:
         self.items.append((session, msg))
-
-    def send_shared(self, session: Session, msg: Message, shared: SharedEncoding, own: dict[str, Any],
-                    inner_own: dict[str, Any]) -> None:
-        self.items.append((session, msg))
-        self.hints[id(msg)] = (shared, own, inner_own)
 
 
 @dataclass
@@ -87,6 +99,10 @@ class Seat:
     acted_seq: int = 0
     """Seq of the latest state that changed what this seat may do, or followed its own act."""
     legal: tuple[Action, ...] = ()
+    # The seat's own part of the view (seat, hand, legal) encoded once and reused while
+    # neither the hand nor the legal actions change (most states change neither).
+    part_key: tuple[Any, ...] | None = None
+    part: PackedEntries | None = None
 
 
 @dataclass
@@ -460,12 +476,15 @@ class Table:
         return self._state(self._public(), seat, events, now)[0]
 
     def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
+        """Send every seat its own state and the watchers theirs (the hot path of the server:
+        one shared encoding per change, each seat's own part re-encoded only when it changed)."""
         game = self.game
         assert game is not None
         self.seq += 1
         public = self._public()
         shared = SharedEncoding({"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id,
                                  "events": events}, "view", public)
+        to_act = game.to_act()
         for i, s in enumerate(self.seats):
             if s is None:
                 continue
@@ -473,13 +492,23 @@ class Table:
             if legal != s.legal or i == acted:
                 s.legal = legal
                 s.acted_seq = self.seq
-            if s.session is not None:
-                msg, own, part = self._state(public, i, events, now, legal)
-                out.send_shared(s.session, msg, shared, own, part)
+            if s.session is None:
+                continue
+            groups = game.groups[i]
+            # The hand's rank groups determine its cards; legal tuples are cached by the engine.
+            key = (tuple(groups.values()), legal)
+            part = s.part
+            if part is None or key != s.part_key:
+                part = s.part = pack_entries(seat_part(game, i, legal))
+                s.part_key = key
+            own: dict[str, Any] = {}
+            if i in to_act:
+                own["deadline"] = max(0.0, round(self.turn_started + self.action_seconds + s.bank - now, 3))
+            out.items.append((s.session, StateOut(shared, own, part)))
         if self.watchers:
-            msg, own, part = self._state(public, None, events, None)
+            item = StateOut(shared, {}, _WATCHER_PART)
             for w in self.watchers:
-                out.send_shared(w, msg, shared, own, part)
+                out.items.append((w, item))
 
     def _update(self, out: Outbox) -> None:
         msg = TableUpdate(table=self.id, summary=self.summary())

@@ -10,7 +10,7 @@ import pytest
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, State, TableUpdate
 from server.engine import Record, format_action, make_rules, parse_cards, stack_deck
-from server.table import Outbox, Table, TableError, default_action
+from server.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
 
 SEED = short_seeds("classic", 2, 1, max_len=200)[0]
@@ -38,7 +38,9 @@ def seated(seats: int = 2, **kw: Any) -> tuple[Table, list[Fake], list[str]]:
 
 
 def states(out: Outbox, who: Any = None) -> list[State]:
-    return [m for s, m in out.items if isinstance(m, State) and (who is None or s is who)]
+    """The states queued (for ``who``), broadcast ones turned into the messages they stand for."""
+    return [m.message() if isinstance(m, StateOut) else m for s, m in out.items
+            if isinstance(m, State | StateOut) and (who is None or s is who)]
 
 
 def refused(code: ErrorCode, fn: Any, *args: Any) -> TableError:
