@@ -142,7 +142,7 @@ def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]], actio
 
 async def main_async(args: argparse.Namespace) -> None:
     app, tables = await build(args.tables)
-    run(app, tables, 2000)  # warm up
+    run(app, tables, args.warmup)
     results = []
     sent0 = sum(tr.bytes for seats in tables for _, tr in seats)
     prof = cProfile.Profile() if args.profile else None
@@ -168,6 +168,7 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=20)
     ap.add_argument("--actions", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2000, help="actions played before measuring")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=30)
     args = ap.parse_args()

@@ -35,6 +35,7 @@ from server.engine.view import public_view, seat_part
 log = logging.getLogger(__name__)
 
 
+_NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
 _WATCHER_PART = pack_entries({"seat": None, "hand": None, "legal": []})
 
 
@@ -103,6 +104,8 @@ class Seat:
     # neither the hand nor the legal actions change (most states change neither).
     part_key: tuple[Any, ...] | None = None
     part: PackedEntries | None = None
+    by_text: dict[str, Action] = field(default_factory=dict)
+    """The legal actions last sent to this seat, by their text."""
 
 
 @dataclass
@@ -358,7 +361,9 @@ class Table:
         if not s.acted_seq <= seq <= self.seq:
             raise TableError(ErrorCode.STALE_SEQ, f"seq {seq} is stale: the latest state for you is {self.seq}")
         try:
-            action = parse_action(text)
+            # The text is nearly always one of the legal texts just sent: take its tuple as
+            # is (the engine's fast path); anything else is parsed and checked in full.
+            action = s.by_text.get(text) or parse_action(text)
             events = game.apply(seat, action)
         except IllegalAction as exc:
             raise TableError(ErrorCode.ILLEGAL_ACTION, exc.message, reason=str(exc.code)) from None
@@ -447,14 +452,8 @@ class Table:
         """The public part of the view, with who sits where: built once per change."""
         game = self.game
         assert game is not None
-        view = public_view(game)
-        for i, p in enumerate(view["players"]):
-            st = self.seats[i]
-            p["name"] = st.name if st else None
-            p["bot"] = bool(st and st.bot)
-            p["away"] = bool(st and st.session is None)
-            p["timeouts"] = st.timeouts if st else 0
-        return view
+        return public_view(game, [{"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
+                                  if st else _NOBODY for st in self.seats])
 
     def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
                now: float | None, legal: tuple[Action, ...] | None = None
@@ -488,19 +487,22 @@ class Table:
         for i, s in enumerate(self.seats):
             if s is None:
                 continue
-            legal = game.legal_actions(i)
+            # Only seats in to_act have legal actions; asking for the others would also evict
+            # the engine's one-entry cache, which apply() then needs for the seat to act.
+            legal = game.legal_actions(i) if i in to_act else ()
             if legal != s.legal or i == acted:
                 s.legal = legal
                 s.acted_seq = self.seq
             if s.session is None:
                 continue
-            groups = game.groups[i]
             # The hand's rank groups determine its cards; legal tuples are cached by the engine.
-            key = (tuple(groups.values()), legal)
+            key = (tuple(game.groups[i].values()), legal)
             part = s.part
             if part is None or key != s.part_key:
-                part = s.part = pack_entries(seat_part(game, i, legal))
+                own_part = seat_part(game, i, legal)
+                part = s.part = pack_entries(own_part)
                 s.part_key = key
+                s.by_text = dict(zip(own_part["legal"], legal))
             own: dict[str, Any] = {}
             if i in to_act:
                 own["deadline"] = max(0.0, round(self.turn_started + self.action_seconds + s.bank - now, 3))

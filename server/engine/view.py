@@ -49,42 +49,52 @@ def to_beat(game: Game) -> dict[str, Any]:
     return out
 
 
-def public_view(game: Game) -> dict[str, Any]:
+def public_view(game: Game, decorations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Everything every seat and spectator may see: the view without ``seat``, ``hand`` and
-    ``legal``. A server builds it once per change and adds :func:`seat_part` per seat."""
+    ``legal``. A server builds it once per change and adds :func:`seat_part` per seat.
+    ``decorations``: per seat, entries a server adds to that player (name, away...)."""
+    ct = _CARD_TEXT
     places = game.places
+    finish = game.finish
+    out_ = game.out
+    hand_n = game.hand_n
+    face_up = game.face_up
+    face_down = game.face_down
+    ready = game.ready
     players = []
     for s in range(game.n):
-        players.append({
+        p = {
             "seat": s,
-            "hand_count": game.hand_n[s],
-            "face_up": [_cards(st) for st in game.face_up[s]],
-            "face_down": [c is not None for c in game.face_down[s]],
-            "out": game.out[s],
-            "place": places.index(s) + 1 if places is not None else (
-                game.finish.index(s) + 1 if game.out[s] else None),
-            "ready": game.ready[s],
-        })
-    outcome = game.outcome()
+            "hand_count": hand_n[s],
+            "face_up": [[ct[c] for c in st] for st in face_up[s]],
+            "face_down": [c is not None for c in face_down[s]],
+            "out": out_[s],
+            "place": places.index(s) + 1 if places is not None else (finish.index(s) + 1 if out_[s] else None),
+            "ready": ready[s],
+        }
+        if decorations is not None:
+            p.update(decorations[s])
+        players.append(p)
+    phase = game.phase
     view: dict[str, Any] = {
-        "phase": game.phase,
+        "phase": phase,
         "preset": game.rules.preset,
         "dealer": game.dealer,
-        "turn": game.current if game.current >= 0 and game.phase != OVER else None,
+        "turn": game.current if game.current >= 0 and phase != OVER else None,
         "direction": game.direction,
         "players": players,
-        "pile": _cards(game.pile),
+        "pile": [ct[c] for c in game.pile],
         "to_beat": to_beat(game),
         "stock_count": len(game.stock),
         "burned_count": len(game.burned),
-        "announcements": [{"seat": s, "card": _CARD_TEXT[c]} for s, c in game.announcements],
-        "must_play": _CARD_TEXT[game.forced] if game.forced >= 0 else None,
+        "announcements": [{"seat": s, "card": ct[c]} for s, c in game.announcements],
+        "must_play": ct[game.forced] if game.forced >= 0 else None,
         "drew_this_turn": game.drew,
         "action_count": len(game.history),
         "max_actions": game.rules.max_actions,
-        "result": outcome.to_dict() if outcome is not None else None,
+        "result": None if places is None else game.outcome().to_dict(),  # type: ignore[union-attr]
     }
-    if game.phase == ANNOUNCING:
+    if phase == ANNOUNCING:
         view["announce_turn"] = game.current
     return view
 
