@@ -25,7 +25,7 @@ from enum import Enum, StrEnum
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from .fields import INT64_MAX, FieldSpec, Invalid, Kind, check, fld, item
+from .fields import _CONTROL, INT64_MAX, FieldSpec, Invalid, Kind, check, fld, item
 from .fields import SPEC_KEY as _SPEC_KEY
 
 __all__ = [
@@ -252,6 +252,22 @@ class Start(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     table: int = _table()
+
+
+@wire_message
+class AddBot(Message):
+    """Seat one of the server's bundled bots at a free seat (the table's owner only, before a
+    game starts); answered by ``ok``. The bot runs in the server process and plays through the
+    same protocol as any client; it is marked as a bot."""
+
+    TYPE = "add_bot"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+    table: int = _table()
+    bot: str = fld(Kind.STR, min_len=1, max_len=24, plain=True, doc="Bundled bot: random, greedy or search.")
+    seat: int | None = fld(
+        Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: the first free seat."
+    )
 
 
 @wire_message
@@ -500,6 +516,10 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
     or not a message of that direction; ``BAD_MESSAGE`` for a missing, unknown, mistyped or
     out-of-range field. ``request_id`` is the frame's ``id`` when it was a valid id.
     """
+    if type(d) is dict and d.get("type") == "act" and direction == "c2s":
+        fast = _fast_act(d)
+        if fast is not None:
+            return fast
     direction = Direction(direction)
     if not isinstance(d, Mapping):
         raise RemoteProtocolError(ErrorCode.BAD_FRAME, "a message must be a map")
@@ -544,6 +564,20 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
                 ErrorCode.BAD_MESSAGE, f"{kind}: field {spec.name!r} {exc}", request_id=rid
             ) from None
     return cls(**values)
+
+
+_ACT_KEYS = frozenset({"type", "id", "table", "seq", "action"})
+
+
+def _fast_act(d: dict[str, Any]) -> Act | None:
+    """A well-formed ``act`` (the message a busy server receives most), checked inline to the
+    same specs; None for anything unusual, which the generic path then decides and explains."""
+    rid, table, seq, action = d.get("id"), d.get("table"), d.get("seq"), d.get("action")
+    if (len(d) == 5 and type(rid) is int and type(table) is int and type(seq) is int and type(action) is str
+            and 0 <= rid <= MAX_ID and 0 <= table <= MAX_ID and 0 <= seq <= INT64_MAX
+            and 1 <= len(action) <= 200 and not _CONTROL.search(action) and d.keys() == _ACT_KEYS):
+        return Act(id=rid, table=table, seq=seq, action=action)
+    return None
 
 
 def encode_message(msg: Message, *, validate: bool = True) -> dict[str, Any]:
@@ -630,6 +664,7 @@ EXAMPLES: dict[str, Message] = {
     "hello": Hello(id=1, version=1, client="shithead-cli 0.1"),
     "login": Login(id=2, name="alice", password="correct horse"),
     "list_tables": ListTables(id=3),
+    "add_bot": AddBot(id=9, table=7, bot="greedy"),
     "create_table": CreateTable(
         id=4,
         name="Friday night",

@@ -71,22 +71,35 @@ class SharedEncoding:
     own entries (``own`` at the top level, ``inner_own`` inside ``inner``, either as a dict or
     as :class:`PackedEntries` encoded earlier)."""
 
-    __slots__ = ("common", "inner", "inner_common", "_mp", "_js")
+    __slots__ = ("common", "inner", "inner_common", "inner_packed", "_mp", "_js")
 
-    def __init__(self, common: dict[str, Any], inner: str, inner_common: dict[str, Any]) -> None:
+    def __init__(self, common: dict[str, Any], inner: str, inner_common: dict[str, Any],
+                 inner_packed: dict[str, tuple[Any, bytes]] | None = None) -> None:
+        """``inner_packed``: more shared entries of ``inner`` given as ``key: (value, msgpack
+        encoding of value)``, for values the caller has encoded already (and cached)."""
         self.common = common
         self.inner = inner
         self.inner_common = inner_common
+        self.inner_packed = inner_packed or {}
         self._mp: tuple[bytes, int, bytes, int] | None = None
         self._js: tuple[str, str] | None = None
+
+    def inner_shared(self) -> dict[str, Any]:
+        """Every shared entry of ``inner``, as plain values."""
+        if not self.inner_packed:
+            return self.inner_common
+        return {**self.inner_common, **{k: v for k, (v, _) in self.inner_packed.items()}}
 
     def frame(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
               max_size: int | None) -> bytes:
         """One length-prefixed msgpack frame."""
         mp = self._mp
         if mp is None:
+            packed = _packed_entries(self.inner_common) if self.inner_common else b""
+            for key, (_, data) in self.inner_packed.items():
+                packed += _PACKER.pack(key) + data
             mp = self._mp = (_packed_entries(self.common) + _PACKER.pack(self.inner), len(self.common) + 1,
-                             _packed_entries(self.inner_common), len(self.inner_common))
+                             packed, len(self.inner_common) + len(self.inner_packed))
         head, n_top, inner_common, n_inner = mp
         if type(inner_own) is not PackedEntries:
             inner_own = PackedEntries(inner_own)
@@ -104,7 +117,7 @@ class SharedEncoding:
              max_size: int | None) -> bytes:
         """One JSON line (UTF-8, newline-terminated)."""
         if self._js is None:
-            self._js = (_json_members(self.common), _json_members(self.inner_common))
+            self._js = (_json_members(self.common), _json_members(self.inner_shared()))
         common, inner_common = self._js
         if type(inner_own) is PackedEntries:
             inner_own = inner_own.source

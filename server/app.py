@@ -132,6 +132,8 @@ class ClientSession(asyncio.Protocol):
             try:
                 if type(msg) is StateOut:
                     chunks.append(conn.send_shared("state", msg.shared, msg.own, msg.part))
+                elif type(msg) is Ok:
+                    chunks.append(conn.send_ok(msg.id))
                 else:
                     chunks.append(conn.send(msg))  # type: ignore[arg-type]
             except LocalProtocolError:

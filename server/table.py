@@ -22,6 +22,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgpack
+
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
 from protocol.splice import PackedEntries, SharedEncoding, pack_entries
@@ -30,9 +32,16 @@ from server.engine import (
     Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action,
 )
 from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
-from server.engine.view import public_view, seat_part
+from server.engine.view import player_key, player_view, public_view, seat_part
 
 log = logging.getLogger(__name__)
+
+
+_PACK = msgpack.Packer(use_bin_type=True).pack
+
+
+def _array_header(n: int) -> bytes:
+    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
 
 
 _NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
@@ -73,7 +82,7 @@ class StateOut:
     def message(self) -> State:
         c = self.shared.common
         return State(table=c["table"], seq=c["seq"], game=c["game"], events=c["events"],
-                     view={**self.shared.inner_common, **self.part.source}, deadline=self.own.get("deadline"))
+                     view={**self.shared.inner_shared(), **self.part.source}, deadline=self.own.get("deadline"))
 
 
 @dataclass
@@ -176,6 +185,7 @@ class Table:
         self.turn_started = 0.0
         self.action_times: list[float] = []
         self.lonely_since: float | None = None
+        self._player_cache: list[tuple[Any, dict[str, Any], bytes] | None] = [None] * nseats
 
     # ------------------------------------------------------------------ queries
 
@@ -449,11 +459,31 @@ class Table:
     # ------------------------------------------------------------------ broadcasting
 
     def _public(self) -> dict[str, Any]:
-        """The public part of the view, with who sits where: built once per change."""
+        """The public part of the view, with who sits where."""
         game = self.game
         assert game is not None
-        return public_view(game, [{"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
-                                  if st else _NOBODY for st in self.seats])
+        return public_view(game, players=self._players()[0])
+
+    def _players(self) -> tuple[list[dict[str, Any]], bytes]:
+        """The view's ``players`` (with names, bot and away marks) and its msgpack encoding.
+
+        A player's entry changes only when that player acts or is acted upon, so each is
+        built and encoded again only when its key changes (most changes touch one player)."""
+        game = self.game
+        assert game is not None
+        cache = self._player_cache
+        dicts, packed = [], [_array_header(self.nseats)]
+        for i, st in enumerate(self.seats):
+            key = (player_key(game, i), st.name, st.bot, st.session is None, st.timeouts) if st else player_key(game, i)
+            hit = cache[i]
+            if hit is None or hit[0] != key:
+                d = player_view(game, i)
+                d.update({"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
+                         if st else _NOBODY)
+                hit = cache[i] = (key, d, _PACK(d))
+            dicts.append(hit[1])
+            packed.append(hit[2])
+        return dicts, b"".join(packed)
 
     def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
                now: float | None, legal: tuple[Action, ...] | None = None
@@ -480,9 +510,11 @@ class Table:
         game = self.game
         assert game is not None
         self.seq += 1
-        public = self._public()
+        players, players_packed = self._players()
+        public = public_view(game, players=players)
+        del public["players"]  # given encoded:
         shared = SharedEncoding({"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id,
-                                 "events": events}, "view", public)
+                                 "events": events}, "view", public, {"players": (players, players_packed)})
         to_act = game.to_act()
         for i, s in enumerate(self.seats):
             if s is None:
@@ -502,7 +534,7 @@ class Table:
                 own_part = seat_part(game, i, legal)
                 part = s.part = pack_entries(own_part)
                 s.part_key = key
-                s.by_text = dict(zip(own_part["legal"], legal))
+                s.by_text = dict(zip(own_part["legal"], legal, strict=True))
             own: dict[str, Any] = {}
             if i in to_act:
                 own["deadline"] = max(0.0, round(self.turn_started + self.action_seconds + s.bank - now, 3))

@@ -49,32 +49,41 @@ def to_beat(game: Game) -> dict[str, Any]:
     return out
 
 
-def public_view(game: Game, decorations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Everything every seat and spectator may see: the view without ``seat``, ``hand`` and
-    ``legal``. A server builds it once per change and adds :func:`seat_part` per seat.
-    ``decorations``: per seat, entries a server adds to that player (name, away...)."""
+def player_view(game: Game, s: int) -> dict[str, Any]:
+    """What everyone sees of seat ``s``: the items of the view's ``players`` list."""
     ct = _CARD_TEXT
     places = game.places
-    finish = game.finish
     out_ = game.out
-    hand_n = game.hand_n
-    face_up = game.face_up
-    face_down = game.face_down
-    ready = game.ready
-    players = []
-    for s in range(game.n):
-        p = {
-            "seat": s,
-            "hand_count": hand_n[s],
-            "face_up": [[ct[c] for c in st] for st in face_up[s]],
-            "face_down": [c is not None for c in face_down[s]],
-            "out": out_[s],
-            "place": places.index(s) + 1 if places is not None else (finish.index(s) + 1 if out_[s] else None),
-            "ready": ready[s],
-        }
+    return {
+        "seat": s,
+        "hand_count": game.hand_n[s],
+        "face_up": [[ct[c] for c in st] for st in game.face_up[s]],
+        "face_down": [c is not None for c in game.face_down[s]],
+        "out": out_[s],
+        "place": places.index(s) + 1 if places is not None else (game.finish.index(s) + 1 if out_[s] else None),
+        "ready": game.ready[s],
+    }
+
+
+def player_key(game: Game, s: int) -> tuple[Any, ...]:
+    """A value that changes whenever :func:`player_view` of ``s`` changes (for caching it)."""
+    return (game.hand_n[s], tuple(map(tuple, game.face_up[s])), tuple(game.face_down[s]), game.out[s],
+            game.ready[s], game.places)
+
+
+def public_view(game: Game, decorations: list[dict[str, Any]] | None = None, *,
+                players: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Everything every seat and spectator may see: the view without ``seat``, ``hand`` and
+    ``legal``. A server builds it once per change and adds :func:`seat_part` per seat.
+    ``decorations``: per seat, entries a server adds to that player (name, away...).
+    ``players``: the ``players`` list if the caller built it already (from :func:`player_view`)."""
+    ct = _CARD_TEXT
+    places = game.places
+    if players is None:
+        players = [player_view(game, s) for s in range(game.n)]
         if decorations is not None:
-            p.update(decorations[s])
-        players.append(p)
+            for p, extra in zip(players, decorations, strict=True):
+                p.update(extra)
     phase = game.phase
     view: dict[str, Any] = {
         "phase": phase,
