@@ -68,6 +68,7 @@ class ErrorCode(StrEnum):
     ILLEGAL_ACTION = "ILLEGAL_ACTION"
     BAD_TOKEN = "BAD_TOKEN"
     UNKNOWN_GAME = "UNKNOWN_GAME"
+    UNKNOWN_BOT = "UNKNOWN_BOT"
     # Server side.
     SHUTTING_DOWN = "SHUTTING_DOWN"
     INTERNAL_ERROR = "INTERNAL_ERROR"
@@ -203,6 +204,10 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ),
     ErrorCode.UNKNOWN_GAME: (
         "No finished game with this id is available. Check the id from game_over."
+    ),
+    ErrorCode.UNKNOWN_BOT: (
+        "No bundled bot has that name, or this server runs no bots; the message lists the names "
+        "it knows. Pick one of those."
     ),
     ErrorCode.SHUTTING_DOWN: (
         "The server is shutting down. Reconnect later and resume; the connection is closed."

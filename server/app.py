@@ -29,12 +29,14 @@ import math
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+import secrets
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
 
 from protocol.connection import Connection, ConnectionState, check_version
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
-    PROTOCOL_VERSION, Act, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
+    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
     LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
     Watching, Welcome,
 )
@@ -187,11 +189,35 @@ class ClientSession(asyncio.Protocol):
         return False
 
 
+class BotHost(Protocol):
+    """Runs bundled bots for ``add_bot`` (injected by the composition root, ``server.__main__``,
+    so that ``server`` does not import ``client``). A bot connects to this server like any
+    client and logs in with the one-time ``name`` and ``password`` it is given."""
+
+    def names(self) -> Sequence[str]:
+        """The bots it can run."""
+        ...
+
+    async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
+                   password: str) -> int:
+        """Start ``bot``, seat it at ``table`` (``seat`` or the first free one) and return its seat
+        once it sits there; it then plays until its table goes away. Raises on failure."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop every bot it runs."""
+        ...
+
+
 class App:
     """The server: sessions, tables, storage. See the module docstring."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, *, bots: BotHost | None = None) -> None:
         self.config = config
+        self.bots = bots
+        # One-time logins for the bundled bots add_bot starts: name -> password.
+        self.house_logins: dict[str, str] = {}
+        self.next_house_bot = 1
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
         self.tables: dict[int, Table] = {}
@@ -220,6 +246,12 @@ class App:
         assert self.server is not None
         return int(self.server.sockets[0].getsockname()[1])
 
+    @property
+    def local_host(self) -> str:
+        """An address of this server for a client in the same process (the bundled bots)."""
+        host = self.config.host
+        return "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
+
     async def stop(self) -> None:
         """Stop accepting, tell every client, close them, and finish every pending write."""
         self.stopping = True
@@ -227,6 +259,8 @@ class App:
             self.server.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self.bots is not None:
+            await self.bots.stop()
         for s in list(self.sessions):
             s.error(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
             s.close()
@@ -351,6 +385,15 @@ class App:
 
     async def _check_login(self, s: ClientSession, msg: Login) -> None:
         cfg = self.config
+        house = self.house_logins.get(msg.name)
+        if house is not None and msg.password is not None and token_matches(msg.password, token_hash(house)):
+            # A bundled bot started by add_bot: a guest bot whatever the server's settings.
+            del self.house_logins[msg.name]
+            if s.closing:
+                return
+            s.name, s.bot, s.guest, s.logged_in = msg.name, True, True, True
+            s.send(LoggedIn(id=msg.id, name=s.name, guest=True, bot=True))
+            return
         if cfg.password is not None:
             if msg.server_password is None:
                 raise TableError(ErrorCode.SERVER_PASSWORD_REQUIRED, "this server needs server_password")
@@ -477,6 +520,43 @@ class App:
         s.send(Joined(id=msg.id, table=t.id, seat=seat, token=msg.token))
         self.flush(out)
 
+    def _add_bot(self, s: ClientSession, msg: AddBot) -> None:
+        t = self._table(msg.table)
+        if s.name != t.owner:
+            raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({t.owner}) can add bots")
+        known = list(self.bots.names()) if self.bots is not None else []
+        if msg.bot not in known:
+            raise TableError(ErrorCode.UNKNOWN_BOT, f"no bot {msg.bot!r}; this server runs: "
+                             + (", ".join(known) if known else "no bots"))
+        if t.running:
+            raise TableError(ErrorCode.ALREADY_STARTED, "a game is running: add bots between games")
+        free = [i for i, st in enumerate(t.seats) if st is None]
+        if msg.seat is not None and (msg.seat >= t.nseats or t.seats[msg.seat] is not None):
+            raise TableError(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is not free")
+        if not free:
+            raise TableError(ErrorCode.TABLE_FULL, "no free seat at this table")
+        name = f"{msg.bot}-{self.next_house_bot}"
+        self.next_house_bot += 1
+        password = secrets.token_urlsafe(24)
+        self.house_logins[name] = password
+        assert self.bots is not None
+        bots = self.bots
+
+        async def run() -> None:
+            try:
+                await bots.seat(msg.bot, host=self.local_host, port=self.port, table=t.id, seat=msg.seat,
+                                name=name, password=password)
+            except TableError as exc:
+                s.error(exc.code, exc.message, msg.id)
+            except Exception as exc:
+                log.warning("bot %s could not take a seat at table %d: %s", name, t.id, exc)
+                s.error(ErrorCode.SEAT_TAKEN, f"the bot could not take a seat: {exc}", msg.id)
+            else:
+                s.send(Ok(id=msg.id))
+            finally:
+                self.house_logins.pop(name, None)
+        self._spawn(run())
+
     def _get_record(self, s: ClientSession, msg: GetRecord) -> None:
         async def fetch() -> None:
             assert self.store is not None
@@ -489,7 +569,7 @@ class App:
 
     _handlers: dict[type, Any] = {
         ListTables: _list, CreateTable: _create, Join: _join, Leave: _leave, Watch: _watch, Start: _start,
-        Act: _act, Chat: _chat, Resume: _resume, GetRecord: _get_record,
+        Act: _act, Chat: _chat, Resume: _resume, GetRecord: _get_record, AddBot: _add_bot,
     }
 
     # --- storage and timers

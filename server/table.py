@@ -113,8 +113,8 @@ class Seat:
     # neither the hand nor the legal actions change (most states change neither).
     part_key: tuple[Any, ...] | None = None
     part: PackedEntries | None = None
-    by_text: dict[str, Action] = field(default_factory=dict)
-    """The legal actions last sent to this seat, by their text."""
+    sent: tuple[list[str], tuple[Action, ...]] = ([], ())
+    """The legal actions last sent to this seat: their texts, and the tuples in the same order."""
 
 
 @dataclass
@@ -373,7 +373,8 @@ class Table:
         try:
             # The text is nearly always one of the legal texts just sent: take its tuple as
             # is (the engine's fast path); anything else is parsed and checked in full.
-            action = s.by_text.get(text) or parse_action(text)
+            texts, tuples = s.sent
+            action = tuples[texts.index(text)] if text in texts else parse_action(text)
             events = game.apply(seat, action)
         except IllegalAction as exc:
             raise TableError(ErrorCode.ILLEGAL_ACTION, exc.message, reason=str(exc.code)) from None
@@ -534,7 +535,7 @@ class Table:
                 own_part = seat_part(game, i, legal)
                 part = s.part = pack_entries(own_part)
                 s.part_key = key
-                s.by_text = dict(zip(own_part["legal"], legal, strict=True))
+                s.sent = (own_part["legal"], legal)
             own: dict[str, Any] = {}
             if i in to_act:
                 own["deadline"] = max(0.0, round(self.turn_started + self.action_seconds + s.bank - now, 3))
