@@ -7,6 +7,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fields import INT64_MAX, FieldSpec, Kind
@@ -360,3 +362,41 @@ def test_encode_refuses_non_messages() -> None:
     """encode_message of something that is not a Message raises LocalProtocolError."""
     with pytest.raises(LocalProtocolError):
         encode_message({"type": "ping"})  # type: ignore[arg-type]
+
+
+_act_values = st.one_of(st.integers(-5, 2**63), st.booleans(), st.none(), st.floats(allow_nan=False),
+                        st.text(max_size=210), st.lists(st.integers(), max_size=2))
+
+
+def _decode_or_none(d: Any) -> Any:
+    try:
+        return decode_message(d, "c2s")
+    except RemoteProtocolError:
+        return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(rid=_act_values, table=_act_values, seq=_act_values, action=_act_values,
+       extra=st.dictionaries(st.sampled_from(["x", "id", "type", "seat"]), _act_values, max_size=1))
+def test_the_fast_act_path_agrees_with_the_generic_checks(rid: Any, table: Any, seq: Any, action: Any,
+                                                          extra: dict[str, Any]) -> None:
+    """Whatever an act frame holds, the inline checks accept only what the field specs accept,
+    building the same message; decoding gives what the generic checks alone give."""
+    from types import MappingProxyType
+
+    from protocol.messages import _fast_act
+
+    d = {"type": "act", "id": rid, "table": table, "seq": seq, "action": action, **extra}
+    generic = _decode_or_none(MappingProxyType(d))  # not a dict: the generic path only
+    fast = _fast_act(d)
+    if fast is not None:
+        assert fast == generic
+    assert _decode_or_none(d) == generic
+
+
+def test_the_fast_act_path_takes_the_common_act() -> None:
+    """The property above is not vacuous: an ordinary act does go the fast way."""
+    from protocol.messages import _fast_act
+
+    assert _fast_act({"type": "act", "id": 3, "table": 1, "seq": 9, "action": "play 7h"}) == \
+        Act(id=3, table=1, seq=9, action="play 7h")
