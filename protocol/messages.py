@@ -297,13 +297,15 @@ class Chat(Message):
 
 @wire_message
 class Resume(Message):
-    """Take back a seat after reconnecting, with the token from ``joined``."""
+    """Take back a seat after reconnecting, with the token from ``joined`` (a registered
+    account, logged in with its password, may leave the token out)."""
 
     TYPE = "resume"
     DIRECTION = Direction.C2S
     id: int = _request_id()
     table: int = _table()
-    token: str = fld(Kind.STR, min_len=1, max_len=128, doc="The token from joined.")
+    token: str | None = fld(Kind.STR, default=None, min_len=1, max_len=128,
+                            doc="The token from joined; may be omitted by a registered (non-guest) account.")
 
 
 @wire_message

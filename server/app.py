@@ -40,7 +40,7 @@ from protocol.messages import (
     LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
     Watching, Welcome,
 )
-from server.auth import PasswordHasher, new_salt, token_hash, token_matches
+from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
 from server.config import ServerConfig
 from server.engine import RulesError, check_seats, make_rules, parse_cards
 from server.engine.cards import CardError
@@ -68,7 +68,9 @@ class ClientSession(asyncio.Protocol):
         self.bot = False
         self.guest = False
         self.logged_in = False
-        self.login_pending = False
+        # While an answer is prepared off the event loop's turn (login, a record from disk, a
+        # bot taking its seat), later requests wait here so that answers keep their order.
+        self.waiting = False
         self.backlog: list[Message] = []
         now = time.monotonic()
         self.connected_at = now
@@ -105,8 +107,8 @@ class ClientSession(asyncio.Protocol):
                 return
             if not self._allow(getattr(msg, "id", None)):
                 continue
-            if self.login_pending:
-                # Answered in order once the login is decided; the rate limit bounds the list.
+            if self.waiting:
+                # Answered in order once the pending answer is out; the rate limit bounds the list.
                 self.backlog.append(msg)
             else:
                 self.app.handle(self, msg)
@@ -274,6 +276,20 @@ class App:
         """Run a store call on the writer thread."""
         return await asyncio.get_running_loop().run_in_executor(self.db_thread, lambda: fn(*args, **kwargs))
 
+    def _answer_later(self, s: ClientSession, coro: Any) -> None:
+        """Run ``coro``, which answers one request of ``s``, as a task. Requests ``s`` sends
+        meanwhile wait in its backlog and are handled after it, in order."""
+        s.waiting = True
+
+        async def run() -> None:
+            try:
+                await coro
+            finally:
+                s.waiting = False
+                while s.backlog and not s.waiting and not s.closing:
+                    self.handle(s, s.backlog.pop(0))
+        self._spawn(run())
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
@@ -350,8 +366,7 @@ class App:
         if isinstance(msg, Login):
             if s.logged_in:
                 raise TableError(ErrorCode.ALREADY_LOGGED_IN, f"already logged in as {s.name}")
-            s.login_pending = True
-            self._spawn(self._login(s, msg))
+            self._answer_later(s, self._login(s, msg))
             return
         if not s.logged_in:
             raise TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
@@ -376,12 +391,6 @@ class App:
         except Exception:
             log.exception("login failed internally for %r", s)
             s.error(ErrorCode.INTERNAL_ERROR, "login failed on the server", msg.id)
-        finally:
-            s.login_pending = False
-            backlog, s.backlog = s.backlog, []
-            for m in backlog:
-                if not s.closing:
-                    self.handle(s, m)
 
     async def _check_login(self, s: ClientSession, msg: Login) -> None:
         cfg = self.config
@@ -517,7 +526,14 @@ class App:
         seat = t.resume(s, msg.token, out, time.monotonic())
         if isinstance(old, ClientSession):
             old.error(ErrorCode.BAD_TOKEN, "this seat was taken over by a newer connection")
-        s.send(Joined(id=msg.id, table=t.id, seat=seat, token=msg.token))
+        st = t.seats[seat]
+        assert st is not None
+        if msg.token is None:
+            # Resumed by name: a fresh token (the lost one stops working).
+            token, st.token_hash = new_token()
+        else:
+            token = msg.token
+        s.send(Joined(id=msg.id, table=t.id, seat=seat, token=token))
         self.flush(out)
 
     def _add_bot(self, s: ClientSession, msg: AddBot) -> None:
@@ -555,7 +571,7 @@ class App:
                 s.send(Ok(id=msg.id))
             finally:
                 self.house_logins.pop(name, None)
-        self._spawn(run())
+        self._answer_later(s, run())
 
     def _get_record(self, s: ClientSession, msg: GetRecord) -> None:
         async def fetch() -> None:
@@ -565,7 +581,7 @@ class App:
                 s.error(ErrorCode.UNKNOWN_GAME, f"no finished game {msg.game}", msg.id)
             else:
                 s.send(Record(id=msg.id, record=game))
-        self._spawn(fetch())
+        self._answer_later(s, fetch())
 
     _handlers: dict[type, Any] = {
         ListTables: _list, CreateTable: _create, Join: _join, Leave: _leave, Watch: _watch, Start: _start,

@@ -302,19 +302,26 @@ class Table:
                 self.owner = s.name
                 return
 
-    def resume(self, session: Session, token: str, out: Outbox, now: float | None = None) -> int:
-        """Give the seat whose token this is to ``session`` (replacing an older connection)."""
+    def resume(self, session: Session, token: str | None, out: Outbox, now: float | None = None) -> int:
+        """Give the seat whose token this is to ``session`` (replacing an older connection).
+
+        Without a token, a registered account (logged in with its password, so its name is
+        proof enough) gets back the seat that account holds; a guest must show the token."""
         for i, s in enumerate(self.seats):
-            if s is not None and token_matches(token, s.token_hash):
-                if s.name.lower() != session.name.lower():
-                    break
-                s.session = session
-                s.away_since = None
-                self._update(out)
-                if self.game is not None:
-                    out.send(session, self._state_for(i, [{"kind": "back", "seat": i}], now))
-                return i
-        raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name")
+            if s is None or s.name.lower() != session.name.lower():
+                continue
+            if token is not None and not token_matches(token, s.token_hash):
+                continue
+            if token is None and (session.guest or s.guest):
+                raise TableError(ErrorCode.BAD_TOKEN, "guests must give the seat token to resume")
+            s.session = session
+            s.away_since = None
+            self._update(out)
+            if self.game is not None:
+                out.send(session, self._state_for(i, [{"kind": "back", "seat": i}], now))
+            return i
+        raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name"
+                         if token is not None else f"{session.name} holds no seat at this table")
 
     def disconnected(self, session: Session, out: Outbox, now: float) -> None:
         """The connection of ``session`` is gone: watchers leave, players are marked away."""

@@ -599,3 +599,14 @@ async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, p
     assert out["errors"] == []
     assert sorted(out["game_over"][0]["result"]["places"]) == [0, 1]
     assert not [f for c in (a, b) for f in c.frames if f["type"] == "error" and f["code"] != "STALE_SEQ"]
+
+
+async def test_answers_keep_the_order_of_requests(app: Any, players: Any) -> None:
+    """A get_record (answered from disk) followed at once by pings and a list: the answers
+    come in the order the requests were sent."""
+    (c,) = await players(app, ["orderly"])
+    ids = [c.send({"type": "get_record", "game": 424242}), c.send({"type": "ping"}),
+           c.send({"type": "list_tables"}), c.send({"type": "get_record", "game": 1}), c.send({"type": "ping"})]
+    answers = [await c.recv() for _ in ids]
+    assert [a["id"] for a in answers if a is not None] == ids
+    assert [a["type"] for a in answers if a is not None] == ["error", "pong", "tables", "error", "pong"]

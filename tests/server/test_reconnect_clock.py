@@ -207,3 +207,37 @@ async def test_gone_player_gets_default_actions_at_once(make_app: Any, players: 
     assert [e["count"] for e in gone_timeouts()[:3]] == [1, 2, 3]
     assert all(f["view"]["players"][0]["away"] for f in busy.frames
                if f["type"] == "state" and any(e["kind"] == "timeout" for e in f["events"]))
+
+
+async def test_a_registered_account_resumes_without_its_token(app: Any, connect: Any) -> None:
+    """A registered player who lost the token gets the seat back by logging in with its
+    password; the answer carries a new token and the old one stops working."""
+    clients = []
+    for name in ("reg_a", "reg_b"):
+        c = await connect(app, "msgpack", name)
+        await c.login(name, guest=False, password=f"pw-{name}")
+        clients.append(c)
+    t = await make_table(clients, seed=SEED)
+    await ready_all(app, clients, t)
+    old_token = clients[0].token  # type: ignore[attr-defined]
+    await clients[0].close()
+    await away_flags(clients[1], t, 0, True)
+
+    back = await connect(app, "msgpack", "reg_a")
+    await back.login("reg_a", guest=False, password="pw-reg_a")
+    joined = await back.ok({"type": "resume", "table": t}, "joined")
+    assert joined["seat"] == 0 and joined["token"] != old_token
+    await back.recv_until("state")
+    again = await connect(app, "msgpack", "reg_a")
+    await again.login("reg_a", guest=False, password="pw-reg_a")
+    stale = await again.request({"type": "resume", "table": t, "token": old_token})
+    assert stale["type"] == "error" and stale["code"] == "BAD_TOKEN"
+
+
+async def test_a_guest_must_show_the_token(app: Any, players: Any, connect: Any) -> None:
+    """Guest names are not reserved, so a guest's resume without the token is refused."""
+    clients, t = await start_playing(app, players, ["ga", "gb"], moves=0)
+    await clients[0].close()
+    back = await relogin(connect, app, clients[0])
+    refused = await back.request({"type": "resume", "table": t})
+    assert refused["type"] == "error" and refused["code"] == "BAD_TOKEN" and "token" in refused["message"]
