@@ -1,0 +1,171 @@
+"""Ratings and standings from finishing orders.
+
+Ratings use openskill's Plackett-Luce model (a Bayesian rating for games of many players
+that are ranked, which is what a game of Shithead produces: a full finishing order). Each
+rating is a mean ``mu`` and an uncertainty ``sigma``; the 95 % interval shown is
+``mu ± 1.96 sigma``. Games are rated in the order of their game numbers, not in the order
+they finished, so a tournament run with any concurrency, or interrupted and resumed, ends
+with the same ratings.
+
+Mean place and loss rate come with 95 % intervals too (normal approximation over the games
+a participant played; duplicate deals make neighbouring games correlated, so read them as
+indicative, and compare ratings and head-to-head differences first).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """What a finished game says about its participants. ``seats[i]`` played seat ``i``;
+    ``places`` lists seats from first out to the loser (the shithead); per-seat counters of
+    timeouts, illegal actions and disconnects."""
+
+    number: int
+    deal: int
+    seats: tuple[str, ...]
+    places: tuple[int, ...]
+    capped: bool = False
+    timeouts: tuple[int, ...] = ()
+    illegal: tuple[int, ...] = ()
+    disconnects: tuple[int, ...] = ()
+
+    def place_of(self, seat: int) -> int:
+        """1 for the first out ... n for the loser."""
+        return self.places.index(seat) + 1
+
+
+@dataclass
+class Row:
+    """One participant's line of the standings."""
+
+    name: str
+    mu: float
+    sigma: float
+    games: int = 0
+    places: list[int] = field(default_factory=list)
+    firsts: int = 0
+    losses: int = 0
+    timeouts: int = 0
+    illegal: int = 0
+    disconnects: int = 0
+
+    @property
+    def rating_interval(self) -> float:
+        return Z95 * self.sigma
+
+    @property
+    def mean_place(self) -> float:
+        return sum(self.places) / len(self.places) if self.places else math.nan
+
+    @property
+    def mean_place_interval(self) -> float:
+        return _interval(self.places)
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.games if self.games else math.nan
+
+    @property
+    def loss_rate_interval(self) -> float:
+        if not self.games:
+            return math.nan
+        p = self.loss_rate
+        return Z95 * math.sqrt(p * (1 - p) / self.games)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "rating": round(self.mu, 3), "rating_95": round(self.rating_interval, 3),
+                "sigma": round(self.sigma, 3), "games": self.games, "mean_place": _round(self.mean_place),
+                "mean_place_95": _round(self.mean_place_interval), "loss_rate": _round(self.loss_rate),
+                "loss_rate_95": _round(self.loss_rate_interval), "firsts": self.firsts, "timeouts": self.timeouts,
+                "illegal": self.illegal, "disconnects": self.disconnects}
+
+
+def _round(x: float) -> float | None:
+    return None if math.isnan(x) else round(x, 4)
+
+
+def _interval(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return math.nan
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return Z95 * math.sqrt(var / n)
+
+
+def standings(participants: Sequence[str], results: Iterable[GameResult]) -> list[Row]:
+    """The standings after ``results`` (rated in game-number order), best rating first."""
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in participants}
+    rows = {name: Row(name, ratings[name].mu, ratings[name].sigma) for name in participants}
+    for res in sorted(results, key=lambda r: r.number):
+        teams = [[ratings[name]] for name in res.seats]
+        ranks = [res.place_of(seat) for seat in range(len(res.seats))]
+        for seat, (new,) in enumerate(model.rate(teams, ranks=ranks)):
+            ratings[res.seats[seat]] = new
+        for seat, name in enumerate(res.seats):
+            row = rows[name]
+            place = res.place_of(seat)
+            row.games += 1
+            row.places.append(place)
+            row.firsts += place == 1
+            row.losses += place == len(res.seats)
+            row.timeouts += res.timeouts[seat] if res.timeouts else 0
+            row.illegal += res.illegal[seat] if res.illegal else 0
+            row.disconnects += res.disconnects[seat] if res.disconnects else 0
+    for name, row in rows.items():
+        row.mu, row.sigma = ratings[name].mu, ratings[name].sigma
+    return sorted(rows.values(), key=lambda r: (-r.mu, r.name))
+
+
+def head_to_head(participants: Sequence[str], results: Iterable[GameResult]) -> dict[str, dict[str, float]]:
+    """``h2h[a][b]``: the mean of (place of a - place of b) over the games both played
+    (negative: a finished ahead of b on average); NaN where they never met."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    for res in results:
+        for i, a in enumerate(res.seats):
+            for j, b in enumerate(res.seats):
+                if i != j:
+                    sums.setdefault((a, b), []).append(res.place_of(i) - res.place_of(j))
+    return {a: {b: (sum(d) / len(d) if (d := sums.get((a, b))) else math.nan) for b in participants if b != a}
+            for a in participants}
+
+
+def format_standings(rows: Sequence[Row], *, title: str = "") -> list[str]:
+    """The standings as text lines (fits 100 columns)."""
+    lines = [title] if title else []
+    lines.append(f"{'#':>3} {'name':<16} {'rating':>13} {'games':>6} {'mean place':>15} {'loss rate':>15} "
+                 f"{'1st':>5} {'t/o':>4} {'ill':>4} {'disc':>4}")
+    for i, r in enumerate(rows, 1):
+        mp = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.2f}±{_fmt(r.mean_place_interval)}"
+        lr = "-" if math.isnan(r.loss_rate) else f"{r.loss_rate:.3f}±{_fmt(r.loss_rate_interval, 3)}"
+        lines.append(f"{i:>3} {r.name[:16]:<16} {r.mu:>6.2f}±{r.rating_interval:<6.2f} {r.games:>6} {mp:>15} "
+                     f"{lr:>15} {r.firsts:>5} {r.timeouts:>4} {r.illegal:>4} {r.disconnects:>4}")
+    return lines
+
+
+def format_head_to_head(participants: Sequence[str], h2h: dict[str, dict[str, float]]) -> list[str]:
+    """The head-to-head table: row minus column, mean place difference."""
+    width = max(8, *(min(len(p), 12) for p in participants))
+    lines = [" " * width + "".join(f" {p[:12]:>{width}}" for p in participants)]
+    for a in participants:
+        cells = "".join(f" {'':>{width}}" if a == b else f" {_fmt(h2h[a][b], 2, signed=True):>{width}}"
+                        for b in participants)
+        lines.append(f"{a[:12]:<{width}}{cells}")
+    return lines
+
+
+def _fmt(x: float, digits: int = 2, *, signed: bool = False) -> str:
+    if math.isnan(x):
+        return "-"
+    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
