@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from client.tournament.schedule import GAUNTLET, ScheduleError, deal_seed, schedule
+from server.tournament.schedule import GAUNTLET, ScheduleError, deal_seed, schedule
 
 FOUR = ["ann", "bob", "cid", "dot"]
 SIX = ["ann", "bob", "cid", "dot", "eve", "fay"]
