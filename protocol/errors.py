@@ -69,6 +69,8 @@ class ErrorCode(StrEnum):
     BAD_TOKEN = "BAD_TOKEN"
     UNKNOWN_GAME = "UNKNOWN_GAME"
     UNKNOWN_BOT = "UNKNOWN_BOT"
+    UNKNOWN_TOURNAMENT = "UNKNOWN_TOURNAMENT"
+    NOT_INVITED = "NOT_INVITED"
     # Server side.
     SHUTTING_DOWN = "SHUTTING_DOWN"
     INTERNAL_ERROR = "INTERNAL_ERROR"
@@ -208,6 +210,13 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_BOT: (
         "No bundled bot has that name, or this server runs no bots; the message lists the names "
         "it knows. Pick one of those."
+    ),
+    ErrorCode.UNKNOWN_TOURNAMENT: (
+        "No tournament has this id. list_tournaments shows them."
+    ),
+    ErrorCode.NOT_INVITED: (
+        "You may not register for this tournament: it names its participants and you are not "
+        "one of them, or you are a guest (register with a bot account)."
     ),
     ErrorCode.SHUTTING_DOWN: (
         "The server is shutting down. Reconnect later and resume; the connection is closed."

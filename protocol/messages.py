@@ -309,6 +309,80 @@ class Resume(Message):
 
 
 @wire_message
+class CreateTournament(Message):
+    """Open a tournament of bots; answered by ``tournament_created``. Its creator is the
+    organiser: it starts it and receives ``tournament_game`` for every finished game."""
+
+    TYPE = "create_tournament"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+    name: str = fld(Kind.STR, min_len=1, max_len=40, plain=True, doc="Tournament name.")
+    preset: str = fld(Kind.STR, min_len=1, max_len=32, plain=True, doc="Rules preset, e.g. classic.")
+    options: dict[str, Any] | None = fld(Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides.")
+    seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="Seats per table.")
+    games: int = fld(Kind.INT, lo=1, hi=1_000_000, doc="Number of games (rounded up to whole deals).")
+    schedule: str = fld(Kind.STR, default="round-robin", max_len=16, plain=True,
+                        doc="round-robin (every group of participants) or gauntlet (hero against the field).")
+    hero: str | None = fld(Kind.STR, default=None, max_len=24, pattern=NAME_PATTERN, doc="The gauntlet's hero.")
+    permute: bool = fld(Kind.BOOL, default=False, doc="Play every seating of each deal, not only its rotations.")
+    master_seed: int | None = fld(Kind.INT, default=None, lo=0, hi=INT64_MAX,
+                                  doc="Seed of every deal; omitted: a random one (shown in tournament info).")
+    action_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0.05, hi=3600, doc="Time per action, seconds.")
+    bank_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0, hi=36000, doc="Time bank per seat, seconds.")
+    concurrency: int = fld(Kind.INT, default=1, lo=1, hi=256, doc="Tables played at once.")
+    participants: Sequence[str] | None = fld(
+        Kind.LIST, default=None, max_len=64, item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.")
+    bots: Sequence[str] | None = fld(
+        Kind.LIST, default=None, max_len=64, item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Bundled bots the server runs as participants (random, greedy, search); "
+            "repeats get names like greedy-2.")
+    done: Sequence[int] | None = fld(
+        Kind.LIST, default=None, max_len=1_000_000, item=item(Kind.INT, lo=0, hi=INT64_MAX),
+        doc="Game numbers already played (resuming an interrupted tournament): skipped.")
+
+
+@wire_message
+class Register(Message):
+    """Enter a tournament as a participant (a bot account, or again after a reconnect: your
+    seats in its running games come back); answered by ``ok``."""
+
+    TYPE = "register"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class StartTournament(Message):
+    """Start a tournament (its organiser only); answered by ``ok``."""
+
+    TYPE = "start_tournament"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class GetTournament(Message):
+    """Ask for a tournament's settings, progress and standings; answered by ``tournament``."""
+
+    TYPE = "get_tournament"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class ListTournaments(Message):
+    """Ask for every tournament on the server; answered by ``tournaments``."""
+
+    TYPE = "list_tournaments"
+    DIRECTION = Direction.C2S
+    id: int = _request_id()
+
+
+@wire_message
 class GetRecord(Message):
     """Ask for the record of a finished game; answered by ``record``."""
 
@@ -490,6 +564,71 @@ class Record(Message):
     DIRECTION = Direction.S2C
     id: int = _reply_id()
     record: dict[str, Any] = fld(Kind.MAP, doc="The game record.")
+
+
+@wire_message
+class TournamentCreated(Message):
+    """Answer to ``create_tournament``."""
+
+    TYPE = "tournament_created"
+    DIRECTION = Direction.S2C
+    id: int = _reply_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="The new tournament's id.")
+
+
+@wire_message
+class TournamentInfo(Message):
+    """Answer to ``get_tournament``: settings, participants, progress, standings."""
+
+    TYPE = "tournament"
+    DIRECTION = Direction.S2C
+    id: int = _reply_id()
+    info: dict[str, Any] = fld(Kind.MAP, doc="The tournament (see Tournaments).")
+
+
+@wire_message
+class Tournaments(Message):
+    """Answer to ``list_tournaments``."""
+
+    TYPE = "tournaments"
+    DIRECTION = Direction.S2C
+    id: int = _reply_id()
+    tournaments: Sequence[dict[str, Any]] = fld(Kind.LIST, item=item(Kind.MAP), doc="Tournament infos.")
+
+
+@wire_message
+class Seated(Message):
+    """Pushed to a registered participant: the tournament put you at a table. States for it
+    follow; ``token`` takes the seat back like ``joined``'s."""
+
+    TYPE = "seated"
+    DIRECTION = Direction.S2C
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+    game: int = fld(Kind.INT, lo=0, hi=INT64_MAX, doc="The game's number in the tournament.")
+    table: int = _table()
+    seat: int = fld(Kind.INT, lo=0, hi=MAX_SEATS - 1, doc="Your seat.")
+    token: str = fld(Kind.STR, doc="Secret for resume after a reconnect.")
+
+
+@wire_message
+class TournamentGame(Message):
+    """Pushed to the organiser when a tournament game ends: who sat where and how it went."""
+
+    TYPE = "tournament_game"
+    DIRECTION = Direction.S2C
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+    result: dict[str, Any] = fld(Kind.MAP, doc="number, deal, seed, rotation, seats, places, capped, "
+                                              "timeouts, illegal, disconnects, actions, server_game.")
+
+
+@wire_message
+class TournamentOver(Message):
+    """Pushed to the organiser and the participants when the last game of a tournament ends."""
+
+    TYPE = "tournament_over"
+    DIRECTION = Direction.S2C
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+    info: dict[str, Any] = fld(Kind.MAP, doc="The final tournament info (as in tournament).")
 
 
 @wire_message
@@ -683,6 +822,25 @@ _SUMMARY_EXAMPLE: dict[str, Any] = {
                 "fixed_deck": False,
             }
 
+_TOURNAMENT_EXAMPLE: dict[str, Any] = {
+    "tournament": 3, "name": "Friday bots", "organiser": "olga", "status": "running", "preset": "classic",
+    "options": {}, "seats": 4, "games": 400, "schedule": "round-robin", "hero": None, "permute": False,
+    "master_seed": 12345, "concurrency": 4, "action_seconds": 10.0,
+    "participants": [{"name": "greedy", "bot": True, "house": True, "connected": True},
+                     {"name": "mybot", "bot": True, "house": False, "connected": True}],
+    "games_total": 400, "games_finished": 8, "tables": [21, 22, 23, 24],
+    "standings": [{"rank": 1, "name": "mybot", "rating": 27.1, "rating_95": 3.2, "sigma": 1.63, "games": 8,
+                   "mean_place": 2.1, "mean_place_95": 0.7, "loss_rate": 0.125, "loss_rate_95": 0.229,
+                   "firsts": 3, "timeouts": 0, "illegal": 0, "disconnects": 0}],
+    "head_to_head": {"mybot": {"greedy": -0.5}, "greedy": {"mybot": 0.5}},
+}
+_TOURNAMENT_GAME_EXAMPLE: dict[str, Any] = {
+    "number": 7, "deal": 1, "seed": 8312001933361812121, "rotation": 3,
+    "seats": ["greedy", "mybot", "random", "greedy-2"], "places": [1, 0, 3, 2], "capped": False,
+    "timeouts": [0, 0, 0, 0], "illegal": [0, 0, 0, 0], "disconnects": [0, 0, 0, 0], "actions": 112,
+    "server_game": 57,
+}
+
 EXAMPLES: dict[str, Message] = {
     "hello": Hello(id=1, version=1, client="shithead-cli 0.1"),
     "login": Login(id=2, name="alice", password="correct horse"),
@@ -705,6 +863,19 @@ EXAMPLES: dict[str, Message] = {
     "chat": Chat(id=10, table=7, text="good luck!"),
     "resume": Resume(id=11, table=7, token="q8N3v0cX1kTz"),
     "get_record": GetRecord(id=12, game=42),
+    "create_tournament": CreateTournament(id=14, name="Friday bots", preset="classic", seats=4, games=400,
+                                          concurrency=4, master_seed=12345, participants=("mybot",),
+                                          bots=("greedy", "greedy", "random")),
+    "register": Register(id=15, tournament=3),
+    "start_tournament": StartTournament(id=16, tournament=3),
+    "get_tournament": GetTournament(id=17, tournament=3),
+    "list_tournaments": ListTournaments(id=18),
+    "tournament_created": TournamentCreated(id=14, tournament=3),
+    "tournament": TournamentInfo(id=17, info=_TOURNAMENT_EXAMPLE),
+    "tournaments": Tournaments(id=18, tournaments=(_TOURNAMENT_EXAMPLE,)),
+    "seated": Seated(tournament=3, game=7, table=24, seat=1, token="q8N3v0cX1kTz"),
+    "tournament_game": TournamentGame(tournament=3, result=_TOURNAMENT_GAME_EXAMPLE),
+    "tournament_over": TournamentOver(tournament=3, info=_TOURNAMENT_EXAMPLE),
     "ping": Ping(id=13),
     "welcome": Welcome(
         id=1,

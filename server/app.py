@@ -36,7 +36,8 @@ from typing import Any, Protocol, cast
 from protocol.connection import Connection, ConnectionState, check_version
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
-    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
+    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTournament, GetTournament, ListTournaments, Register,
+    StartTournament, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
     LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
     Watching, Welcome,
 )
@@ -47,6 +48,7 @@ from server.engine.cards import CardError
 from server.engine.deal import check_deck
 from server.store import Store
 from server.table import FinishedGame, Outbox, StateOut, Table, TableError
+from server.tournament.service import TournamentService
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,8 @@ class ClientSession(asyncio.Protocol):
         self.name = ""
         self.bot = False
         self.guest = False
+        self.house = False
+        """Logged in as one of this server's bundled bots."""
         self.logged_in = False
         # While an answer is prepared off the event loop's turn (login, a record from disk, a
         # bot taking its seat), later requests wait here so that answers keep their order.
@@ -206,6 +210,11 @@ class BotHost(Protocol):
         once it sits there; it then plays until its table goes away. Raises on failure."""
         ...
 
+    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
+        """Start ``bot`` as participant ``name`` of ``tournament``: it registers and plays the
+        tables it is seated at until the tournament is over. Returns once it has registered."""
+        ...
+
     async def stop(self) -> None:
         """Stop every bot it runs."""
         ...
@@ -220,6 +229,7 @@ class App:
         # One-time logins for the bundled bots add_bot starts: name -> password.
         self.house_logins: dict[str, str] = {}
         self.next_house_bot = 1
+        self.tournaments = TournamentService(self)
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
         self.tables: dict[int, Table] = {}
@@ -323,6 +333,7 @@ class App:
             if s in t.watchers or t.seat_of(s) is not None:
                 t.disconnected(s, out, now)
         self.flush(out)
+        self.tournaments.disconnected(s)
 
     def flush(self, out: Outbox) -> None:
         """Send what the coordinators queued: in order, one write per session."""
@@ -400,7 +411,7 @@ class App:
             del self.house_logins[msg.name]
             if s.closing:
                 return
-            s.name, s.bot, s.guest, s.logged_in = msg.name, True, True, True
+            s.name, s.bot, s.guest, s.house, s.logged_in = msg.name, True, True, True, True
             s.send(LoggedIn(id=msg.id, name=s.name, guest=True, bot=True))
             return
         if cfg.password is not None:
@@ -510,7 +521,7 @@ class App:
         s.tokens = min(float(self.config.limits.rate_burst), s.tokens + 1.0)
         self.flush(out)
         if finished is not None:
-            self._store_game(finished)
+            self._game_over(self.tables[msg.table], finished)
 
     def _chat(self, s: ClientSession, msg: Chat) -> None:
         out = Outbox()
@@ -586,9 +597,18 @@ class App:
     _handlers: dict[type, Any] = {
         ListTables: _list, CreateTable: _create, Join: _join, Leave: _leave, Watch: _watch, Start: _start,
         Act: _act, Chat: _chat, Resume: _resume, GetRecord: _get_record, AddBot: _add_bot,
+        CreateTournament: lambda app, s, m: app.tournaments.create(s, m),
+        Register: lambda app, s, m: app.tournaments.register(s, m),
+        StartTournament: lambda app, s, m: app.tournaments.start(s, m),
+        GetTournament: lambda app, s, m: app.tournaments.info(s, m),
+        ListTournaments: lambda app, s, m: app.tournaments.list(s, m),
     }
 
     # --- storage and timers
+
+    def _game_over(self, table: Table, g: FinishedGame) -> None:
+        self._store_game(g)
+        self.tournaments.game_finished(table, g)
 
     def _store_game(self, g: FinishedGame) -> None:
         assert self.store is not None
@@ -622,7 +642,7 @@ class App:
                         finished = t.tick(now, self.config.reconnect_grace, out)
                         self.flush(out)
                         if finished is not None:
-                            self._store_game(finished)
+                            self._game_over(t, finished)
             except Exception:
                 log.exception("sweeper round failed; continuing")
 

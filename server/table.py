@@ -105,6 +105,10 @@ class Seat:
     session: Session | None
     away_since: float | None = None
     timeouts: int = 0
+    illegal: int = 0
+    """Actions refused as illegal (tournaments report them)."""
+    drops: int = 0
+    """Times this seat's connection went away."""
     bank: float = 0.0
     acted_seq: int = 0
     """Seq of the latest state that changed what this seat may do, or followed its own act."""
@@ -268,6 +272,31 @@ class Table:
         self._update(out)
         return seat, token
 
+    def seat_for(self, seat: int, name: str, bot: bool, guest: bool, session: Session | None, out: Outbox,
+                 now: float) -> str:
+        """Seat ``name`` at ``seat`` on the server's own authority (a tournament's game): with its
+        connection, or away if it has none now. Returns the seat's token."""
+        if self.running or self.seats[seat] is not None:
+            raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is not free")
+        token, token_hash = new_token()
+        self.seats[seat] = Seat(name, bot, guest, token_hash, session,
+                                away_since=now if session is None else None, bank=self.bank_seconds)
+        self._update(out)
+        return token
+
+    def rebind(self, seat: int, session: Session, out: Outbox, now: float | None = None) -> str:
+        """Give ``seat`` to ``session`` (its sitter came back; the caller vouches for who it
+        is) with a new token, and send it a full snapshot. Returns the token."""
+        s = self.seats[seat]
+        assert s is not None
+        token, s.token_hash = new_token()
+        s.session = session
+        s.away_since = None
+        self._update(out)
+        if self.game is not None:
+            out.send(session, self._state_for(seat, [{"kind": "back", "seat": seat}], now))
+        return token
+
     def watch(self, session: Session, password: str | None, out: Outbox, max_watchers: int) -> None:
         self.check_password(password)
         if self.seat_of(session) is not None:
@@ -333,6 +362,7 @@ class Table:
             assert s is not None
             s.session = None
             s.away_since = now
+            s.drops += 1
         self._update(out)
 
     def chat(self, session: Session, text: str, out: Outbox) -> None:
@@ -384,6 +414,7 @@ class Table:
             action = tuples[texts.index(text)] if text in texts else parse_action(text)
             events = game.apply(seat, action)
         except IllegalAction as exc:
+            s.illegal += 1
             raise TableError(ErrorCode.ILLEGAL_ACTION, exc.message, reason=str(exc.code)) from None
         self._spend_clock(s, now)
         return self._after(seat, action, events, out, now)

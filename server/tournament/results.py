@@ -73,8 +73,8 @@ def read_results(path: str | Path) -> list[GameResult]:
     for number in sorted(by_game):
         rows = sorted(by_game[number], key=lambda r: int(r["seat"]))
         n = len(rows)
-        if n != int(rows[0]["seats"]) or [int(r["seat"]) for r in rows] != list(range(n)) or sorted(int(r["place"]) for r in rows) != \
-                list(range(1, n + 1)):
+        whole = n == int(rows[0]["seats"]) and [int(r["seat"]) for r in rows] == list(range(n))
+        if not whole or sorted(int(r["place"]) for r in rows) != list(range(1, n + 1)):
             continue
         places = tuple(int(r["seat"]) for r in sorted(rows, key=lambda r: int(r["place"])))
         out.append(GameResult(number=number, deal=int(rows[0]["deal"]), seats=tuple(r["participant"] for r in rows),

@@ -1,0 +1,192 @@
+"""The tournament director: a pure coordinator that decides which games to play next.
+
+It knows the schedule (:mod:`server.tournament.schedule`), which participants are connected,
+which games run at which table and which are finished; the asyncio shell (:mod:`server.app`)
+creates the tables it asks for, seats the participants and reports finished games back. No
+await, no sockets, no clock: every decision is a method call, so it is tested directly.
+
+Lifecycle: REGISTERING (participants register; bundled bots are registered by the server)
+-> RUNNING (games are played, ``concurrency`` tables at once, in schedule order) -> FINISHED.
+A participant that is not connected when its game starts still gets its seat, marked away:
+the table's clock plays for it (counted as timeouts), and it takes its seats back when it
+registers again. Games listed in ``done`` (from an interrupted run's results) are skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .schedule import ROUND_ROBIN, GameSpec, schedule
+from .standings import GameResult, head_to_head, standings
+
+log = logging.getLogger(__name__)
+
+REGISTERING = "registering"
+RUNNING = "running"
+FINISHED = "finished"
+
+
+class TournamentError(Exception):
+    """A refused tournament request; ``code`` is a wire error code name."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Settings:
+    """What ``create_tournament`` fixes."""
+
+    name: str
+    preset: str
+    options: dict[str, Any]
+    seats: int
+    games: int
+    schedule: str = ROUND_ROBIN
+    hero: str | None = None
+    permute: bool = False
+    master_seed: int = 0
+    action_seconds: float = 10.0
+    bank_seconds: float = 0.0
+    concurrency: int = 1
+    participants: tuple[str, ...] | None = None
+    """Names expected; None: anyone (a bot account) may register until the start."""
+    bots: tuple[str, ...] = ()
+    """Bundled bots the server runs as participants."""
+    done: tuple[int, ...] = ()
+    """Game numbers already played (in an interrupted run): skipped."""
+
+
+@dataclass
+class Participant:
+    name: str
+    bot: bool
+    house: bool = False
+    connected: bool = False
+
+
+@dataclass
+class Finished:
+    """A finished game with what the results file needs."""
+
+    spec: GameSpec
+    result: GameResult
+    actions: int
+    server_game: int
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.result
+        return {"number": r.number, "deal": r.deal, "seed": self.spec.seed, "rotation": self.spec.rotation,
+                "seats": list(r.seats), "places": list(r.places), "capped": r.capped,
+                "timeouts": list(r.timeouts), "illegal": list(r.illegal), "disconnects": list(r.disconnects),
+                "actions": self.actions, "server_game": self.server_game}
+
+
+@dataclass
+class Tournament:
+    """One tournament. The shell calls :meth:`register`, :meth:`start`, :meth:`next_games`,
+    :meth:`game_started` and :meth:`game_finished`; :meth:`info` is what anyone may see."""
+
+    id: int
+    organiser: str
+    settings: Settings
+    participants: dict[str, Participant] = field(default_factory=dict)
+    status: str = REGISTERING
+    pending: deque[GameSpec] = field(default_factory=deque)
+    running: dict[int, GameSpec] = field(default_factory=dict)
+    finished: list[Finished] = field(default_factory=list)
+    total: int = 0
+
+    def register(self, name: str, *, bot: bool, house: bool = False) -> None:
+        """Add ``name`` (or mark it connected again). Refused once running for newcomers."""
+        p = self.participants.get(name)
+        if p is not None:
+            p.connected = True
+            return
+        if self.status != REGISTERING:
+            raise TournamentError("ALREADY_STARTED", "the tournament has started: registration is closed")
+        expected = self.settings.participants
+        if expected is not None and name not in expected:
+            raise TournamentError("NOT_INVITED", f"{name} is not among this tournament's participants")
+        self.participants[name] = Participant(name, bot, house, connected=True)
+
+    def disconnected(self, name: str) -> None:
+        p = self.participants.get(name)
+        if p is not None:
+            p.connected = False
+
+    def start(self) -> None:
+        """Fix the participants and the schedule. Raises if it cannot be played."""
+        if self.status != REGISTERING:
+            raise TournamentError("ALREADY_STARTED", "the tournament has already started")
+        s = self.settings
+        names = list(s.participants) if s.participants is not None else list(self.participants)
+        missing = [n for n in names if n not in self.participants]
+        if missing:
+            raise TournamentError("NOT_ENOUGH_PLAYERS", "still waiting for: " + ", ".join(missing))
+        try:
+            games = schedule(names, table_size=s.seats, games=s.games, master_seed=s.master_seed,
+                             kind=s.schedule, hero=s.hero, permute=s.permute)
+        except ValueError as exc:
+            raise TournamentError("NOT_ENOUGH_PLAYERS", str(exc)) from None
+        done = set(s.done)
+        self.total = len(games)
+        self.pending = deque(g for g in games if g.number not in done)
+        self.status = RUNNING if self.pending else FINISHED
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.participants)
+
+    def next_games(self) -> list[GameSpec]:
+        """Games to start now (at most ``concurrency`` running); the shell must call
+        :meth:`game_started` for each."""
+        out = []
+        while self.status == RUNNING and self.pending and len(self.running) + len(out) < self.settings.concurrency:
+            out.append(self.pending.popleft())
+        return out
+
+    def game_started(self, table_id: int, spec: GameSpec) -> None:
+        self.running[table_id] = spec
+
+    def table_of(self, table_id: int) -> GameSpec | None:
+        return self.running.get(table_id)
+
+    def game_finished(self, table_id: int, places: Sequence[int], *, capped: bool, timeouts: Sequence[int],
+                      illegal: Sequence[int], disconnects: Sequence[int], actions: int, server_game: int) -> Finished:
+        """Record the game played at ``table_id``; the tournament is FINISHED after the last."""
+        spec = self.running.pop(table_id)
+        result = GameResult(spec.number, spec.deal, spec.seats, tuple(places), capped, tuple(timeouts),
+                            tuple(illegal), tuple(disconnects))
+        fin = Finished(spec, result, actions, server_game)
+        self.finished.append(fin)
+        if not self.pending and not self.running:
+            self.status = FINISHED
+        return fin
+
+    def info(self) -> dict[str, Any]:
+        """Public facts: settings, participants, progress, standings and head-to-head."""
+        s = self.settings
+        names = self.names
+        results = [f.result for f in self.finished]
+        rows = standings(names, results) if names else []
+        h2h = head_to_head(names, results)
+        return {
+            "tournament": self.id, "name": s.name, "organiser": self.organiser, "status": self.status,
+            "preset": s.preset, "options": s.options, "seats": s.seats, "games": s.games, "schedule": s.schedule,
+            "hero": s.hero, "permute": s.permute, "master_seed": s.master_seed, "concurrency": s.concurrency,
+            "action_seconds": s.action_seconds,
+            "participants": [{"name": p.name, "bot": p.bot, "house": p.house, "connected": p.connected}
+                             for p in self.participants.values()],
+            "games_total": self.total, "games_finished": len(self.finished) + len(s.done),
+            "tables": sorted(self.running),
+            "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)],
+            "head_to_head": {a: {b: (None if v != v else round(v, 4)) for b, v in cols.items()}
+                             for a, cols in h2h.items()},
+        }
