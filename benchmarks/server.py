@@ -639,7 +639,8 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
         "acts": acts, "rate": acts / wall, "games": sum(r["games"] for r in results),
         "p50": percentile(lat, 50) / 1000, "p90": percentile(lat, 90) / 1000, "p99": percentile(lat, 99) / 1000,
         "max": (lat[-1] / 1000) if lat else float("nan"),
-        "server_cpu": cpu1 - cpu0, "server_sys": sys1 - sys0, "client_cpu": sum(r["cpu"] for r in results), "wall": wall,
+        "server_cpu": cpu1 - cpu0, "server_sys": sys1 - sys0, "client_cpu": sum(r["cpu"] for r in results),
+        "wall": wall,
         "errors": dict(errors), "lost": sum(r["lost"] for r in results), "rss_after": rss,
     }
     out["cpu_per_action_us"] = out["server_cpu"] / acts * 1e6 if acts else float("nan")

@@ -63,7 +63,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def serve(config: ServerConfig) -> None:
-    app = App(config)
+    # The composition root: the bundled bots (client package) are handed to the server as its
+    # bot host, so that the server package itself never imports the client.
+    from client.house import HouseBots
+
+    app = App(config, bots=HouseBots())
     await app.start()
     host = config.host
     print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)

@@ -1,0 +1,107 @@
+"""Tournament speed: games/s over the real server against the same bots in-process.
+
+A round-robin of 4-player classic games among the bundled random and greedy bots (two of
+each), with duplicate deals, played twice:
+
+* **over the server**: ``shithead-tournament``'s own machinery (a server child process, the
+  bots as protocol clients in this process, ``--concurrency`` tables at once);
+* **in-process**: the same schedule (same deals, same seatings) through the pure engine, each
+  bot given exactly the view and events it would get over the wire (``view_for`` and
+  ``event_to_dict``), one game after another in one process.
+
+It prints games/s and actions/s of both and the ratio (target: the server path reaches at
+least 0.3 of the in-process rate). Nothing is asserted: the machine is shared and noisy.
+
+    .venv/bin/python benchmarks/tournament.py [--games 2000] [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from client.bots import make_bot  # noqa: E402
+from server.engine import Game, event_to_dict, make_rules, parse_action  # noqa: E402
+from server.engine.view import view_for  # noqa: E402
+from server.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
+from server.tournament.schedule import schedule  # noqa: E402
+
+PARTICIPANTS = [("random", "random"), ("greedy", "greedy"), ("random-2", "random"), ("greedy-2", "greedy")]
+
+
+def in_process(games: int, seed: int) -> tuple[float, int, int]:
+    """Play the tournament's schedule through the engine; returns (seconds, games, actions)."""
+    rules = make_rules("classic", {})
+    kinds = dict(PARTICIPANTS)
+    specs = schedule([n for n, _ in PARTICIPANTS], table_size=4, games=games, master_seed=seed)
+    actions = 0
+    began = time.perf_counter()
+    for spec in specs:
+        game = Game.new(rules, 4, seed=spec.seed)
+        bots = [make_bot(kinds[name], random.Random(f"{seed}:{name}:{spec.number}")) for name in spec.seats]
+        events: list[dict] = []
+        for s, bot in enumerate(bots):
+            bot.on_game_start(view_for(game, s))
+        while not game.is_over():
+            for s, bot in enumerate(bots):
+                bot.observe(view_for(game, s), events)
+            seat = game.to_act()[0]
+            view = view_for(game, seat)
+            text = bots[seat].choose(view)
+            events = [event_to_dict(e) for e in game.apply(seat, parse_action(text))]
+            actions += 1
+    return time.perf_counter() - began, len(specs), actions
+
+
+async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tuple[float, int, int]:
+    plan = Plan(entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS], seats=4, games=games,
+                master_seed=seed, concurrency=concurrency, action_seconds=60.0, every=0)
+    done = {"n": 0}
+
+    def tick(n: int, total: int) -> None:
+        done["n"] = n
+        if n % max(1, total // 10) == 0:
+            print(f"  ... {n}/{total} games", flush=True)
+
+    began = time.perf_counter()
+    results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None))
+    seconds = time.perf_counter() - began
+    import csv
+
+    with (out / "results.csv").open() as fh:
+        actions = sum(int(r["actions"]) for r in csv.DictReader(fh) if r["seat"] == "0")
+    return seconds, len(results), actions
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args()
+    print(f"Tournament benchmark: {args.games} classic 4-player games, 2 random + 2 greedy bots, "
+          f"duplicate deals, master seed {args.seed}")
+    secs_i, games_i, acts_i = in_process(args.games, args.seed)
+    print(f"in-process (engine only):  {games_i / secs_i:8.1f} games/s  {acts_i / secs_i:9,.0f} actions/s  "
+          f"({games_i} games, {acts_i:,} actions in {secs_i:.1f} s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        secs_s, games_s, acts_s = asyncio.run(over_server(args.games, args.seed, args.concurrency,
+                                                          Path(tmp) / "bench"))
+    print(f"over the server:           {games_s / secs_s:8.1f} games/s  {acts_s / secs_s:9,.0f} actions/s  "
+          f"({games_s} games, {acts_s:,} actions in {secs_s:.1f} s; concurrency {args.concurrency})")
+    ratio = (games_s / secs_s) / (games_i / secs_i)
+    print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.3: {'met' if ratio >= 0.3 else 'NOT met'})")
+    if acts_s != acts_i:
+        print(f"note: the two runs played {acts_i:,} and {acts_s:,} actions (the same deals and seeded bots; "
+              "a difference means a clock ran out somewhere)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""``shithead``: the terminal client.
+
+    shithead                          # 127.0.0.1:7433; asks for a name and a password
+    shithead lan-box:7433 --name alice
+    shithead 192.168.1.20 --guest --name bob
+    echo secret | shithead --name alice --password-stdin
+    shithead replay tournament-XXXX/records/7.json   # step through a finished game
+
+The password prompt does not echo. An empty password logs in as a guest. When the server
+wants its own password (``welcome.password_required``) that is asked for too. Logs go to a
+file (``$XDG_STATE_HOME/shithead/cli.log``, by default ``~/.local/state/shithead/cli.log``),
+never to the terminal the game is drawn on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_input
+
+from client.cli.app import CliApp
+from client.cli.model import Model
+from client.cli.render import Theme
+from client.sdk import Client, ServerError
+from protocol.errors import LocalProtocolError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7433
+CLIENT_NAME = "shithead-cli 0.1"
+
+log = logging.getLogger("client.cli")
+
+
+def parse_address(text: str | None) -> tuple[str, int]:
+    """``HOST[:PORT]`` (``[v6::addr]:PORT`` too) -> (host, port); defaults 127.0.0.1:7433.
+    Raises ``ValueError`` for a port that is not a number in 1..65535."""
+    if not text:
+        return DEFAULT_HOST, DEFAULT_PORT
+    host, port = text, str(DEFAULT_PORT)
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest.startswith(":"):
+            port = rest[1:]
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"bad port {port!r}")
+    return host or DEFAULT_HOST, int(port)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="shithead", description="Play Shithead (Palace) on a shithead-server.")
+    p.add_argument("address", nargs="?", help=f"HOST[:PORT] of the server (default {DEFAULT_HOST}:{DEFAULT_PORT})")
+    p.add_argument("--name", help="player name (asked if not given)")
+    p.add_argument("--guest", action="store_true", help="play as a guest (no password, nothing stored)")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    p.add_argument("--server-password-stdin", action="store_true",
+                   help="read the server password from the next line of stdin")
+    p.add_argument("--json", action="store_true", help="speak JSON lines instead of msgpack")
+    p.add_argument("--ascii", action="store_true", help="suits as letters (7h) and ASCII marks only")
+    p.add_argument("--log-file", help="where to write the log (default ~/.local/state/shithead/cli.log)")
+    p.add_argument("--debug", action="store_true", help="log at DEBUG level")
+    return p.parse_args(argv)
+
+
+def log_path(given: str | None) -> Path:
+    """The log file: ``given``, else the XDG state directory, else the temp directory."""
+    if given:
+        return Path(given).expanduser()
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "shithead"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        return base / "cli.log"
+    except OSError:
+        return Path(tempfile.gettempdir()) / "shithead-cli.log"
+
+
+def setup_logging(path: Path, debug: bool) -> None:
+    """Everything to ``path`` (the terminal belongs to the game)."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+
+
+async def _ask(question: str, *, secret: bool = False, default: str = "") -> str:
+    """One answer typed at the terminal (hidden when ``secret``). The prompt session is made
+    only when a question is asked: with stdin a pipe it would warn for nothing."""
+    session: PromptSession[str] = PromptSession()
+    return (await session.prompt_async(question, is_password=secret, default=default)).strip()
+
+
+async def login(client: Client, args: argparse.Namespace) -> dict[str, object] | None:
+    """Ask for what is missing and log in; up to three tries when asking interactively.
+    Returns ``logged_in``, or None when the user gives up (Ctrl-C / Ctrl-D) or it fails."""
+    password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
+    server_password: str | None = None
+    if client.welcome.get("password_required"):
+        if args.server_password_stdin:
+            server_password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            server_password = await _ask("Server password: ", secret=True)
+    interactive = not args.password_stdin
+    name, last = args.name, ""
+    for _ in range(3 if interactive else 1):
+        # After a refusal the name typed before is offered again, ready to edit.
+        name = name or await _ask("Name: ", default=last)
+        guest = args.guest
+        if not guest and password is None:
+            password = await _ask("Password (empty: play as a guest): ", secret=True)
+        if not password:
+            guest = True
+        try:
+            return await client.login(name, None if guest else password, guest=guest,
+                                       server_password=server_password)
+        except ServerError as exc:
+            print(f"Login refused: {exc.message}", file=sys.stderr)
+            if exc.code == "SERVER_PASSWORD_REQUIRED" and interactive:
+                server_password = await _ask("Server password: ", secret=True)
+        except LocalProtocolError:
+            print("Names are 1 to 24 letters, digits, '_' or '-'.", file=sys.stderr)
+            if args.name:
+                return None  # the name on the command line will not get better by asking again
+        # Ask again: the password always, the name only if it was not given on the command line.
+        password, last = None, name
+        name = args.name
+    return None
+
+
+async def amain(args: argparse.Namespace) -> int:
+    try:
+        host, port = parse_address(args.address)
+    except ValueError as exc:
+        print(f"shithead: {exc}", file=sys.stderr)
+        return 2
+    try:
+        client = await Client.connect(host, port, mode="json" if args.json else "msgpack", client_name=CLIENT_NAME)
+    except (OSError, TimeoutError) as exc:
+        print(f"shithead: cannot reach a server at {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except ServerError as exc:
+        print(f"shithead: the server refused the connection: {exc.message}", file=sys.stderr)
+        return 1
+    try:
+        try:
+            logged_in = await login(client, args)
+        except (EOFError, KeyboardInterrupt):
+            return 1
+        if logged_in is None:
+            return 1
+        model = Model(server=f"{host}:{port}", connection="connected", name=str(logged_in["name"]),
+                      guest=bool(logged_in.get("guest")))
+        with contextlib.ExitStack() as stack:
+            if not sys.stdin.isatty():
+                # stdin gave the password (--password-stdin): the keys come from the terminal.
+                try:
+                    tty = stack.enter_context(open("/dev/tty", encoding="utf-8"))
+                except OSError:
+                    print("shithead: playing needs a terminal (none is attached)", file=sys.stderr)
+                    return 1
+                stack.enter_context(create_app_session(input=create_input(tty)))
+            # Built inside the session: the application takes its input and output from it.
+            app = CliApp(client, model=model, theme=Theme.from_env(symbols=not args.ascii))
+            app.feed({"type": "info", "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
+                                              "it), 'help' lists the commands."})
+            # While the screen is drawn, anything written to stderr (a warning, a thread's
+            # traceback) would garble it: it goes to the log file instead.
+            err = stack.enter_context(open(args.log_path, "a", encoding="utf-8"))
+            stack.enter_context(contextlib.redirect_stderr(err))
+            await app.run()
+        return 0
+    finally:
+        await client.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script ``shithead`` (``shithead replay ...`` steps through a game record)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:
+        from client.cli.replay import main as replay_main
+
+        return replay_main(argv[1:])
+    args = parse_args(argv)
+    path = args.log_path = log_path(args.log_file)
+    try:
+        setup_logging(path, args.debug)
+        logging.captureWarnings(True)
+    except OSError as exc:
+        print(f"shithead: cannot write the log file {path}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(amain(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,439 @@
+"""The terminal client's state: a pure reducer from wire messages to what the screen shows.
+
+DESIGN.md §5: model (this module) -> render (pure) -> app (thin). Nothing here does I/O,
+reads a clock or touches prompt-toolkit: :func:`reduce` takes the current :class:`Model` and
+one message and returns a new one, so a test can feed recorded messages and look at the
+result.
+
+Messages are the dicts of ``docs/PROTOCOL.md`` §14 (``state``, ``table_update``,
+``chat_message``, ``game_over``, ``error``, ...). Message objects of ``protocol.messages`` are
+accepted too and converted first. Besides the wire messages, the reducer understands a few
+*local* messages that the app builds from the answers its requests got back (the SDK returns
+those answers to the caller instead of pushing them):
+
+* ``{"type": "info", "text": ...}``: a line for the feed;
+* ``{"type": "left", "table": T}``: we left table ``T``;
+* the SDK's connection pseudo-events ``disconnected`` (``reason``, ``reconnecting``),
+  ``reconnected`` (``resumed`` and ``lost`` seats) and ``closed`` (``reason``).
+
+The selection helpers at the end (:func:`selectables`, :func:`move_cursor`,
+:func:`toggle_selected`) are the keyboard's part of the state: which cards the arrow keys walk
+over and which are marked for the next play.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.cli.words import describe_error, describe_events, plain
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "FeedLine",
+    "GameOver",
+    "Model",
+    "Pick",
+    "as_dict",
+    "clear_selection",
+    "move_cursor",
+    "note",
+    "reduce",
+    "selectables",
+    "selected_picks",
+    "toggle_selected",
+]
+
+#: Feed lines kept (events, chat, notes and errors together); older ones are dropped.
+FEED_LIMIT = 300
+
+#: A piece of a feed line: ``("t", text)``, ``("c", card)`` (drawn as a card), ``("n", name)``
+#: (a player's name, drawn bold).
+Part = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class FeedLine:
+    """One line of the feed. ``kind``: ``event``, ``game`` (a game started or ended), ``chat``,
+    ``info`` or ``error``; ``parts`` as :data:`Part`."""
+
+    kind: str
+    parts: tuple[Part, ...]
+
+    @property
+    def text(self) -> str:
+        """The line as plain text, cards in wire notation (for logs and tests)."""
+        return plain(self.parts)
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The ``game_over`` message of the last game: ``result`` and the series ``tally``."""
+
+    table: int
+    game: int
+    result: dict[str, Any]
+    tally: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One thing the arrow keys can select: a hand card, a face-up slot or a face-down position.
+
+    ``zone`` is ``hand``, ``up`` or ``down``; ``index`` the index in the hand, the face-up slot
+    or the face-down position; ``cards`` the cards it stands for (one hand card; the face-up
+    stack, empty for an empty slot during setup; nothing for a face-down card)."""
+
+    zone: str
+    index: int
+    cards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything the screen shows. Immutable: change it with :func:`reduce` and the helpers."""
+
+    server: str = ""
+    #: ``connecting``, ``connected``, ``reconnecting`` or ``closed``.
+    connection: str = "connecting"
+    name: str | None = None
+    guest: bool = False
+    #: The lobby: table summaries by id, as the last ``tables`` or ``table_update`` gave them.
+    tables: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    #: The table we sit at or watch (None: in the lobby).
+    table: int | None = None
+    watching: bool = False
+    #: Our seat from ``joined``; a ``state``'s ``view.seat`` is the authority once one arrived.
+    joined_seat: int | None = None
+    seq: int | None = None
+    game: int | None = None
+    view: Mapping[str, Any] | None = None
+    #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
+    deadline_at: float | None = None
+    game_over: GameOver | None = None
+    feed: tuple[FeedLine, ...] = ()
+    chat: tuple[tuple[str, str], ...] = ()
+    #: The last error in words, shown until the next command clears it.
+    error: str | None = None
+    #: The id of the table our last ``create`` made (so ``join`` can default to it).
+    created: int | None = None
+    #: Keyboard selection: index into :func:`selectables` and the marked indices.
+    cursor: int = 0
+    selected: frozenset[int] = frozenset()
+    #: The action text sent and not answered yet (no second one meanwhile).
+    pending: str | None = None
+    show_help: bool = False
+
+    @property
+    def seat(self) -> int | None:
+        """Our seat at the current table, or None (lobby, or watching)."""
+        if self.view is not None:
+            seat = self.view.get("seat")
+            return seat if isinstance(seat, int) else None
+        return None if self.watching else self.joined_seat
+
+    @property
+    def summary(self) -> Mapping[str, Any] | None:
+        """The current table's summary, if we have one."""
+        return None if self.table is None else self.tables.get(self.table)
+
+    @property
+    def legal(self) -> tuple[str, ...]:
+        """The action texts we may send now (empty when we may not act)."""
+        if self.view is None:
+            return ()
+        return tuple(self.view.get("legal") or ())
+
+    def names(self) -> Callable[[int | None], str]:
+        """A function seat -> player name (from the view, else the summary), for the words."""
+        names: dict[int, str] = {}
+        summary = self.summary
+        if summary is not None:
+            for i, s in enumerate(summary.get("seats") or ()):
+                if s:
+                    names[i] = str(s.get("name", f"seat {i}"))
+        if self.view is not None:
+            for p in self.view.get("players") or ():
+                names[int(p.get("seat", 0))] = str(p.get("name", ""))
+
+        def name(seat: int | None) -> str:
+            if seat is None:
+                return "?"
+            return names.get(seat) or f"seat {seat}"
+
+        return name
+
+
+def as_dict(msg: Any) -> dict[str, Any]:
+    """A message as a plain dict: dicts pass through; ``protocol.messages`` objects are
+    encoded with their ``type``; anything else with a ``__dict__`` or dataclass fields is
+    taken field by field (best effort, for an SDK that hands out its own objects)."""
+    if isinstance(msg, Mapping):
+        return dict(msg)
+    try:
+        from protocol.messages import Message, encode_message
+
+        if isinstance(msg, Message):
+            return encode_message(msg, validate=False)
+    except ImportError:  # pragma: no cover - the protocol package ships with the client
+        pass
+    if dataclasses.is_dataclass(msg) and not isinstance(msg, type):
+        out = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
+    else:
+        out = dict(vars(msg))
+    out.setdefault("type", getattr(msg, "TYPE", type(msg).__name__.lower()))
+    return out
+
+
+def note(model: Model, text: str, kind: str = "info") -> Model:
+    """``model`` with one more feed line of plain ``text`` (``info`` or ``error``); an error
+    is also kept in :attr:`Model.error` for the status line."""
+    m = _append(model, FeedLine(kind, (("t", text),)))
+    return dataclasses.replace(m, error=text) if kind == "error" else m
+
+
+def reduce(model: Model, message: Any, *, now: float = 0.0) -> Model:
+    """The model after ``message``. ``now`` is the caller's clock reading (seconds, any
+    origin) when the message arrived; deadlines are kept on that clock. Unknown message types
+    leave the model as it was."""
+    msg = as_dict(message)
+    handler = _HANDLERS.get(str(msg.get("type")))
+    if handler is None:
+        log.debug("ignored message type %r", msg.get("type"))
+        return model
+    return handler(model, msg, now)
+
+
+# --------------------------------------------------------------------------- handlers
+
+
+def _append(model: Model, *lines: FeedLine) -> Model:
+    if not lines:
+        return model
+    feed = (model.feed + lines)[-FEED_LIMIT:]
+    return dataclasses.replace(model, feed=feed)
+
+
+def _welcome(model: Model, msg: dict[str, Any], now: float) -> Model:
+    return dataclasses.replace(model, connection="connected")
+
+
+def _logged_in(model: Model, msg: dict[str, Any], now: float) -> Model:
+    m = dataclasses.replace(model, name=str(msg.get("name")), guest=bool(msg.get("guest")), connection="connected")
+    return note(m, f"Logged in as {m.name}{' (guest)' if m.guest else ''}.")
+
+
+def _tables(model: Model, msg: dict[str, Any], now: float) -> Model:
+    tables = {int(t["table"]): t for t in msg.get("tables") or () if "table" in t}
+    # The current table's summary stays known even if the list no longer has it.
+    if model.table is not None and model.table not in tables and model.table in model.tables:
+        tables[model.table] = model.tables[model.table]
+    return dataclasses.replace(model, tables=tables)
+
+
+def _table_created(model: Model, msg: dict[str, Any], now: float) -> Model:
+    table = int(msg["table"])
+    return note(dataclasses.replace(model, created=table), f"Table {table} created.")
+
+
+def _enter_table(model: Model, table: int) -> Model:
+    """Switch to ``table``, forgetting the previous table's game."""
+    if model.table == table:
+        return model
+    return dataclasses.replace(model, table=table, view=None, seq=None, game=None, deadline_at=None,
+                               game_over=None, cursor=0, selected=frozenset(), pending=None)
+
+
+def _joined(model: Model, msg: dict[str, Any], now: float) -> Model:
+    table, seat = int(msg["table"]), int(msg["seat"])
+    m = dataclasses.replace(_enter_table(model, table), watching=False, joined_seat=seat)
+    return note(m, f"You sit at table {table}, seat {seat}.")
+
+
+def _watching(model: Model, msg: dict[str, Any], now: float) -> Model:
+    table = int(msg["table"])
+    m = dataclasses.replace(_enter_table(model, table), watching=True, joined_seat=None)
+    return note(m, f"You watch table {table}.")
+
+
+def _left(model: Model, msg: dict[str, Any], now: float) -> Model:
+    table = msg.get("table")
+    if table is not None and table != model.table:
+        return model
+    m = dataclasses.replace(model, table=None, watching=False, joined_seat=None, view=None, seq=None, game=None,
+                            deadline_at=None, game_over=None, cursor=0, selected=frozenset(), pending=None)
+    return note(m, f"You left table {table}." if table is not None else "You left the table.")
+
+
+def _table_update(model: Model, msg: dict[str, Any], now: float) -> Model:
+    summary = msg.get("summary") or {}
+    table = int(msg.get("table", summary.get("table", -1)))
+    tables = dict(model.tables)
+    tables[table] = summary
+    m = dataclasses.replace(model, tables=tables)
+    if m.table is None and not m.watching and m.joined_seat is None:
+        # A push for a table we did not know we were at (the answer to our join is still
+        # on its way to the model): it is ours.
+        m = _enter_table(m, table)
+    return m
+
+
+def _state(model: Model, msg: dict[str, Any], now: float) -> Model:
+    table = int(msg.get("table", -1))
+    if model.table is not None and table != model.table:
+        log.debug("state for table %s ignored (we are at %s)", table, model.table)
+        return model
+    m = _enter_table(model, table) if model.table is None else model
+    view = msg.get("view") or {}
+    events = list(msg.get("events") or ())
+    game = msg.get("game")
+    deadline = msg.get("deadline")
+    old_picks = selectables(m)
+    m = dataclasses.replace(
+        m,
+        seq=int(msg.get("seq", m.seq or 0)),
+        game=game if isinstance(game, int) else m.game,
+        view=view,
+        deadline_at=None if deadline is None else now + float(deadline),
+        # A state of another game than the finished one: the result screen gives way to it.
+        game_over=None if m.game_over is not None and m.game_over.game != game else m.game_over,
+        pending=None,
+    )
+    if m.watching and view.get("seat") is not None:
+        m = dataclasses.replace(m, watching=False)
+    if selectables(m) != old_picks:
+        # The cards changed under the selection: start afresh rather than mark other cards.
+        m = dataclasses.replace(m, selected=frozenset(), cursor=min(m.cursor, max(len(selectables(m)) - 1, 0)))
+    lines = [FeedLine(kind, parts) for kind, parts in describe_events(events, m.names(), me=m.seat)]
+    return _append(m, *lines)
+
+
+def _chat_message(model: Model, msg: dict[str, Any], now: float) -> Model:
+    name, text = str(msg.get("name", "?")), str(msg.get("text", ""))
+    m = dataclasses.replace(model, chat=(model.chat + ((name, text),))[-FEED_LIMIT:])
+    return _append(m, FeedLine("chat", (("n", name), ("t", ": " + text))))
+
+
+def _game_over(model: Model, msg: dict[str, Any], now: float) -> Model:
+    if msg.get("table") != model.table:
+        return model  # another table's result (a table we left): not on screen
+    over = GameOver(table=int(msg.get("table", -1)), game=int(msg.get("game", -1)),
+                    result=dict(msg.get("result") or {}), tally=dict(msg.get("tally") or {}))
+    return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
+
+
+def _error(model: Model, msg: dict[str, Any], now: float) -> Model:
+    text = describe_error(str(msg.get("code", "")), str(msg.get("message", "")), msg.get("reason"),
+                          msg.get("retry_after"))
+    return note(dataclasses.replace(model, pending=None), text, "error")
+
+
+def _info(model: Model, msg: dict[str, Any], now: float) -> Model:
+    return note(model, str(msg.get("text", "")))
+
+
+def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
+    # The SDK says whether it tries again; without the flag, assume it does (reconnect=True).
+    retrying = msg.get("reconnecting", True)
+    reason = msg.get("reason")
+    text = ("Connection lost: reconnecting..." if retrying else "Connection lost.") + (f" ({reason})" if reason else "")
+    m = dataclasses.replace(model, connection="reconnecting" if retrying else "closed", pending=None)
+    return note(m, text, "error")
+
+
+def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
+    m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
+    for seat in msg.get("resumed") or ():
+        m = note(m, f"Seat {seat.get('seat')} at table {seat.get('table')} is yours again.")
+    for lost in msg.get("lost") or ():
+        m = note(m, f"Table {lost.get('table')} could not be taken back: {lost.get('message') or lost.get('code')}",
+                 "error")
+        if lost.get("table") == m.table:
+            m = _left(m, {"table": m.table}, now)
+    return m
+
+
+def _closed(model: Model, msg: dict[str, Any], now: float) -> Model:
+    if model.connection == "closed" and model.feed and model.feed[-1].kind == "error":
+        return model  # the disconnect was already told
+    reason = msg.get("reason")
+    m = dataclasses.replace(model, connection="closed", pending=None)
+    return note(m, "Connection closed" + (f": {reason}." if reason else ".") + " Type 'quit' to leave.", "error")
+
+
+_HANDLERS: dict[str, Callable[[Model, dict[str, Any], float], Model]] = {
+    "welcome": _welcome,
+    "logged_in": _logged_in,
+    "tables": _tables,
+    "table_created": _table_created,
+    "joined": _joined,
+    "watching": _watching,
+    "left": _left,
+    "table_update": _table_update,
+    "state": _state,
+    "chat_message": _chat_message,
+    "game_over": _game_over,
+    "error": _error,
+    "info": _info,
+    "disconnected": _disconnected,
+    "reconnected": _reconnected,
+    "closed": _closed,
+}
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def selectables(model: Model) -> tuple[Pick, ...]:
+    """What the arrow keys walk over, in screen order.
+
+    Setup: the hand cards, then the face-up slots (a hand card and a slot make a swap or a
+    place). Play: the hand while it has cards, else the face-up stacks, else the face-down
+    positions that still hold a card. Nothing when there is no game or we are not seated."""
+    view, seat = model.view, model.seat
+    if view is None or seat is None or view.get("phase") == "over":
+        return ()
+    players = view.get("players") or ()
+    me = players[seat] if 0 <= seat < len(players) else {}
+    hand = tuple(view.get("hand") or ())
+    ups = [tuple(stack) for stack in me.get("face_up") or ()]
+    hand_picks = tuple(Pick("hand", i, (c,)) for i, c in enumerate(hand))
+    if view.get("phase") == "setup":
+        return hand_picks + tuple(Pick("up", i, s) for i, s in enumerate(ups))
+    if hand:
+        return hand_picks
+    if any(ups):
+        return tuple(Pick("up", i, s) for i, s in enumerate(ups) if s)
+    return tuple(Pick("down", i) for i, there in enumerate(me.get("face_down") or ()) if there)
+
+
+def selected_picks(model: Model) -> tuple[Pick, ...]:
+    """The marked picks, in screen order."""
+    picks = selectables(model)
+    return tuple(p for i, p in enumerate(picks) if i in model.selected)
+
+
+def move_cursor(model: Model, delta: int) -> Model:
+    """The cursor moved ``delta`` places (wrapping around)."""
+    n = len(selectables(model))
+    if n == 0:
+        return dataclasses.replace(model, cursor=0)
+    return dataclasses.replace(model, cursor=(model.cursor + delta) % n)
+
+
+def toggle_selected(model: Model, index: int | None = None) -> Model:
+    """The pick under the cursor (or at ``index``) marked, or unmarked if it was."""
+    n = len(selectables(model))
+    i = model.cursor if index is None else index
+    if not 0 <= i < n:
+        return model
+    return dataclasses.replace(model, selected=model.selected ^ {i}, cursor=i)
+
+
+def clear_selection(model: Model) -> Model:
+    """Nothing marked."""
+    return dataclasses.replace(model, selected=frozenset())

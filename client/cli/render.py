@@ -1,0 +1,509 @@
+"""Pure drawing: a :class:`~client.cli.model.Model` in, prompt-toolkit formatted text out.
+
+Every function here returns *lines*, each a list of ``(style, text)`` fragments, no longer
+than the width it is given (counted in terminal cells). The app joins them with
+:func:`to_formatted`; tests read them with :func:`plain_lines`. Nothing here reads a clock,
+and only :meth:`Theme.from_env` the environment: colour and symbols come in a :class:`Theme`,
+the time as ``now``.
+
+Cards are drawn as rank + suit symbol (``7♥``; ``7h`` with ``Theme(symbols=False)``), red suits
+in red. The suit is always printed, so with ``NO_COLOR`` (:meth:`Theme.from_env`) nothing is
+lost: then no fragment carries a colour, only ``bold``, ``underline`` and ``reverse``.
+
+The screens: the lobby (table list), a table waiting for its game (seats), the game (players,
+pile, our cards, clock, legal actions), the result of a game with the series tally, and help.
+Below each the feed (events in words, chat, errors) fills the rest of the height.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
+
+from client.cli.commands import HELP
+from client.cli.model import FeedLine, Model, selectables
+from client.cli.words import ordinal, to_beat_words
+
+__all__ = ["Line", "Theme", "card_text", "fit", "line_width", "plain_lines", "render_screen", "render_status",
+           "to_formatted"]
+
+Line = list[tuple[str, str]]
+
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+RED = {"d", "h", "r"}
+
+
+@dataclass(frozen=True)
+class Theme:
+    """How to draw: ``color`` off drops every colour (NO_COLOR); ``symbols`` off writes suits
+    as letters and uses ASCII marks (for terminals without the glyphs)."""
+
+    color: bool = True
+    symbols: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, *, symbols: bool = True) -> Theme:
+        """The theme the environment asks for: ``NO_COLOR`` set and not empty turns colour off
+        (https://no-color.org)."""
+        env = os.environ if env is None else env
+        return cls(color=not env.get("NO_COLOR"), symbols=symbols)
+
+    def style(self, plain: str, color: str = "") -> str:
+        """``plain`` (bold, underline, reverse) plus ``color`` only when colour is on."""
+        return f"{plain} {color}".strip() if self.color and color else plain
+
+    @property
+    def turn_mark(self) -> str:
+        return "▶" if self.symbols else ">"
+
+    @property
+    def down_mark(self) -> str:
+        return "■" if self.symbols else "#"
+
+    @property
+    def gone_mark(self) -> str:
+        return "·" if self.symbols else "."
+
+
+# --------------------------------------------------------------------------- primitives
+
+
+def card_text(card: str, theme: Theme) -> str:
+    """``7h`` -> ``7♥`` (or ``7h`` without symbols); jokers stay ``Xr``/``Xb``."""
+    if len(card) == 2 and card[0] != "X" and theme.symbols:
+        return card[0] + SUIT_SYMBOLS.get(card[1], card[1])
+    return card
+
+
+def card_frag(card: str, theme: Theme, extra: str = "") -> tuple[str, str]:
+    """One card as a fragment: red suits red (colour only), ``extra`` styles added."""
+    color = "fg:ansired" if card[-1:] in RED else ""
+    return theme.style(extra, color), card_text(card, theme)
+
+
+def line_width(line: Iterable[tuple[str, str]]) -> int:
+    """Width of a line in terminal cells."""
+    return sum(get_cwidth(text) for _, text in line)
+
+
+def merge(line: Line) -> Line:
+    """Adjacent fragments of the same style joined (wrapping and cutting work char by char)."""
+    out: Line = []
+    for style, chunk in line:
+        if out and out[-1][0] == style:
+            out[-1] = (style, out[-1][1] + chunk)
+        elif chunk:
+            out.append((style, chunk))
+    return out
+
+
+def fit(line: Line, width: int) -> Line:
+    """``line`` cut to at most ``width`` cells (the last visible cell becomes ``…`` if cut)."""
+    if line_width(line) <= width:
+        return line
+    out: Line = []
+    used = 0
+    for style, text in line:
+        for ch in text:
+            w = get_cwidth(ch)
+            if used + w > width - 1:
+                out.append(("", "…"))
+                return merge(out)
+            out.append((style, ch))
+            used += w
+    return out
+
+
+def wrap(line: Line, width: int, indent: int = 2) -> list[Line]:
+    """``line`` broken into lines of at most ``width`` cells, continuation lines indented,
+    breaking at the last space that fits when there is one."""
+    lines: list[Line] = []
+    chars = [(style, ch) for style, text in line for ch in text]
+    first = True
+    while chars:
+        room = width - (0 if first else indent)
+        used, cut, last_space = 0, len(chars), -1
+        for i, (_, ch) in enumerate(chars):
+            w = get_cwidth(ch)
+            if used + w > room:
+                cut = i
+                break
+            if ch == " ":
+                last_space = i
+            used += w
+        if cut < len(chars) and last_space > 0:
+            cut = last_space + 1
+        piece = chars[:cut]
+        chars = chars[cut:]
+        lines.append(merge(([] if first else [("", " " * indent)]) + piece))
+        first = False
+    return lines or [[]]
+
+
+def text(s: str, style: str = "") -> tuple[str, str]:
+    return style, s
+
+
+def pad(line: Line, width: int) -> Line:
+    """``line`` followed by spaces up to ``width`` cells."""
+    w = line_width(line)
+    return line + [("", " " * (width - w))] if w < width else line
+
+
+def rule(width: int, theme: Theme) -> Line:
+    return [("", ("─" if theme.symbols else "-") * width)]
+
+
+def to_formatted(lines: Sequence[Line]) -> StyleAndTextTuples:
+    """Lines joined into one formatted text for a prompt-toolkit control."""
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def plain_lines(lines: Sequence[Line]) -> list[str]:
+    """The lines as plain strings (for tests and logs)."""
+    return ["".join(t for _, t in line) for line in lines]
+
+
+# --------------------------------------------------------------------------- pieces of the table
+
+
+def _playable(view: Mapping[str, Any]) -> tuple[set[str], set[int]]:
+    """Cards that occur in a legal play (or announce), and face-down positions one may flip."""
+    cards: set[str] = set()
+    flips: set[int] = set()
+    for action in view.get("legal") or ():
+        verb, *args = action.split()
+        if verb in ("play", "run", "announce"):
+            cards.update(args)
+        elif verb == "flip" and args and args[0].isdigit():
+            flips.add(int(args[0]))
+    return cards, flips
+
+
+def _ups(stacks: Sequence[Sequence[str]], theme: Theme) -> Line:
+    out: Line = []
+    for i, stack in enumerate(stacks):
+        if i:
+            out.append(("", " "))
+        if stack:
+            out.append(card_frag(stack[-1], theme))
+            if len(stack) > 1:
+                out.append(("", f"x{len(stack)}"))
+        else:
+            out.append(("", "--"))
+    return out
+
+
+def _downs(flags: Sequence[bool], theme: Theme) -> str:
+    return "".join(theme.down_mark if f else theme.gone_mark for f in flags)
+
+
+def _player_row(p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, theme: Theme) -> Line:
+    seat = int(p.get("seat", 0))
+    turn = view.get("turn")
+    phase = view.get("phase")
+    mark = theme.turn_mark if turn == seat and phase in ("play", "announce") else " "
+    tag = "you" if seat == me else "bot" if p.get("bot") else ""
+    name = str(p.get("name", ""))[:14]
+    line: Line = [(theme.style("bold", "fg:ansiyellow") if mark != " " else "", f"{mark} "),
+                  ("", f"{seat:>2} "), ("bold" if seat == me else "", f"{name:<14}"), ("", f" {tag:<3}"),
+                  ("", f" hand {p.get('hand_count', 0):>2}  up "), *_ups(p.get("face_up") or (), theme),
+                  ("", f"  down {_downs(p.get('face_down') or (), theme)}")]
+    status = []
+    if p.get("out") or p.get("place"):
+        status.append(f"out {ordinal(int(p['place']))}" if p.get("place") else "out")
+    elif phase == "setup":
+        status.append("ready" if p.get("ready") else "setting up")
+    if view.get("dealer") == seat:
+        status.append("dealer")
+    if p.get("away"):
+        status.append("AWAY")
+    if p.get("timeouts"):
+        n = int(p["timeouts"])
+        status.append(f"{n} timeout{'s' if n != 1 else ''}")
+    if status:
+        line.append((theme.style("", "fg:ansired") if p.get("away") else "", "  " + ", ".join(status)))
+    return line
+
+
+def _pile_lines(view: Mapping[str, Any], names: Any, theme: Theme) -> list[Line]:
+    pile = list(view.get("pile") or ())
+    shown = pile[-6:]
+    line: Line = [("bold", f" Pile ({len(pile)}): ")]
+    if not pile:
+        line.append(("", "empty"))
+    if len(pile) > len(shown):
+        line.append(("", "… " if theme.symbols else "... "))
+    for i, card in enumerate(shown):
+        top = i == len(shown) - 1
+        line.append(card_frag(card, theme, "bold reverse" if top else ""))
+        line.append(("", " "))
+    line += [("", "  to beat: "), ("bold", to_beat_words(view.get("to_beat")))]
+    direction = "up the seats" if view.get("direction", 1) == 1 else "down the seats"
+    info = f" Stock {view.get('stock_count', 0)}   Burned {view.get('burned_count', 0)}   Play goes {direction}"
+    second: Line = [("", info)]
+    if view.get("must_play"):
+        second += [("", "   must play "), card_frag(str(view["must_play"]), theme, "bold")]
+    for a in view.get("announcements") or ():
+        second += [("", f"   {names(a.get('seat'))}: "), card_frag(str(a.get("card")), theme)]
+    return [line, second]
+
+
+def _pick_frags(model: Model, zone: str, cards: Sequence[tuple[int, tuple[str, ...]]], theme: Theme,
+                playable: set[str], flips: set[int]) -> Line:
+    """Hand cards / face-up stacks / face-down positions of ours, with cursor and marks."""
+    picks = selectables(model)
+    index = {(p.zone, p.index): i for i, p in enumerate(picks)}
+    out: Line = []
+    for n, (idx, stack) in enumerate(cards):
+        if n:
+            out.append(("", " "))
+        pick = index.get((zone, idx))
+        marked = pick is not None and pick in model.selected
+        under_cursor = pick is not None and pick == model.cursor
+        style = " ".join(s for s, on in (("reverse", under_cursor),
+                                         ("bold underline", bool(set(stack) & playable) or idx in flips and
+                                          zone == "down")) if on)
+        out.append(("bold" if marked else "", "*" if marked else " "))
+        if zone == "down":
+            out.append((style, theme.down_mark if stack else theme.gone_mark))
+        elif stack:
+            out.append(card_frag(stack[-1], theme, style))
+            if len(stack) > 1:
+                out.append((style, f"x{len(stack)}"))
+        else:
+            out.append((style, "--"))
+    return out
+
+
+def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, theme: Theme) -> list[Line]:
+    seat = model.seat
+    if seat is None:
+        return [[("", " You are watching (no hand to show). Type 'leave' to go back to the lobby.")]]
+    me = (view.get("players") or [])[seat]
+    hand = list(view.get("hand") or ())
+    playable, flips = _playable(view)
+    lines = wrap([("bold", f" Your hand ({len(hand)}):")]
+                 + _pick_frags(model, "hand", [(i, (c,)) for i, c in enumerate(hand)], theme, playable, flips),
+                 width, indent=4)
+    ups = [(i, tuple(s)) for i, s in enumerate(me.get("face_up") or ())]
+    downs = [(i, ("?",) if f else ()) for i, f in enumerate(me.get("face_down") or ())]
+    lines.append([("bold", " Your table:"), ("", " up"), *_pick_frags(model, "up", ups, theme, playable, flips),
+                  ("", "   down"), *_pick_frags(model, "down", downs, theme, playable, flips)])
+    legal = list(view.get("legal") or ())
+    turn_line: Line
+    if view.get("phase") == "over":
+        turn_line = [("bold", " The game is over.")]
+    elif legal:
+        clock = ""
+        if model.deadline_at is not None:
+            clock = f" {max(0, math.ceil(model.deadline_at - now))}s left"
+        what = "Setup: swap cards, then 'ready'." if view.get("phase") == "setup" else "Your turn."
+        turn_line = [(theme.style("bold reverse", "fg:ansigreen"), f" {what}{clock} "), ("", " ")]
+        rest: Line = [("", "Legal: ")]
+        for i, action in enumerate(legal):
+            piece = ("" if i == 0 else " · " if theme.symbols else " | ") + action
+            if line_width(turn_line + rest) + get_cwidth(piece) > width - 12:
+                rest.append(("", f"  (+{len(legal) - i}, Tab)"))
+                break
+            rest.append(("", piece))
+        turn_line += rest
+    else:
+        turn = view.get("turn")
+        if view.get("phase") == "setup":
+            turn_line = [("", " Setup done: waiting for the others to be ready.")]
+        elif isinstance(turn, int):
+            turn_line = [("", f" Waiting for {model.names()(turn)}...")]
+        else:
+            turn_line = [("", " Waiting...")]
+    lines.append(turn_line)
+    return lines
+
+
+# --------------------------------------------------------------------------- screens
+
+
+def _header(left: str, right: str, width: int) -> Line:
+    room = width - get_cwidth(right) - 1
+    left = left if get_cwidth(left) <= room else left[: max(room - 1, 0)] + "…"
+    return [("bold reverse", left + " " * (width - get_cwidth(left) - get_cwidth(right))), ("reverse", right)]
+
+
+def _table_title(model: Model) -> str:
+    s = model.summary or {}
+    bits = [f" {s.get('name', 'table')} (table {model.table})", str(s.get("preset", ""))]
+    if model.game is not None:
+        bits.append(f"game {model.game}")
+    if model.view is not None:
+        bits.append(str(model.view.get("phase", "")))
+    return " · ".join(b for b in bits if b)
+
+
+def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Line]:
+    view = model.view or {}
+    lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
+    lines += [_player_row(p, view, model.seat, theme) for p in view.get("players") or ()]
+    lines += _pile_lines(view, model.names(), theme)
+    lines.append(rule(width, theme))
+    lines += _my_lines(model, view, width, now, theme)
+    return lines
+
+
+def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
+    over = model.game_over
+    assert over is not None
+    result, tally = over.result, over.tally
+    players = list(result.get("players") or tally.get("players") or [])
+
+    def name(seat: Any) -> str:
+        return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else model.names()(seat)
+
+    lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
+    loser = result.get("loser")
+    head = f" Game {over.game} is over" + (f": {name(loser)} is the shithead." if loser is not None else ".")
+    lines.append([("bold", head)])
+    if result.get("capped"):
+        lines.append([("", " The move limit ended it: whoever held most cards lost.")])
+    places: Line = [("", "  ")]
+    for i, seat in enumerate(result.get("places") or ()):
+        places += [("", f"{ordinal(i + 1)} "), ("bold" if seat == model.seat else "", name(seat)), ("", "   ")]
+    lines.append(places)
+    counts = list(tally.get("places") or ())
+    games = sum(row[0] for row in counts if row) if counts else 0
+    nplaces = max((len(r) for r in counts), default=0)
+    lines.append([("bold", f" Series: {games} game{'s' if games != 1 else ''}".ljust(24)
+                   + "".join(f"{ordinal(i + 1):>5}" for i in range(nplaces)) + "  lost  timeouts")])
+    losses, timeouts = list(tally.get("losses") or ()), list(tally.get("timeouts") or ())
+    for seat, row in enumerate(counts):
+        label = f"   {name(seat)}{' (you)' if seat == model.seat else ''}"[:24]
+        cells = "".join(f"{n:>5}" for n in row)
+        lost = losses[seat] if seat < len(losses) else 0
+        outs = timeouts[seat] if seat < len(timeouts) else 0
+        lines.append([("bold" if seat == model.seat else "", f"{label:<24}{cells}{lost:>6}{outs:>10}")])
+    owner = (model.summary or {}).get("owner")
+    if owner == model.name:
+        lines.append([("bold", " You own this table: type 'start' (or 'next') to deal the next game.")])
+    else:
+        lines.append([("", f" Waiting for the owner{f' ({owner})' if owner else ''} to deal the next game.")])
+    return lines
+
+
+def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
+    s = model.summary or {}
+    lines = [_header(f" {s.get('name', 'table')} (table {model.table}) · {s.get('preset', '?')} · waiting",
+                     f"{model.name or ''} ", width), rule(width, theme)]
+    for i, seat in enumerate(s.get("seats") or ()):
+        if seat is None:
+            lines.append([("", f"  seat {i:>2}  "), ("", "(free)")])
+            continue
+        marks = [m for m, on in (("you", i == model.seat), ("bot", seat.get("bot")), ("guest", seat.get("guest")),
+                                 ("AWAY", seat.get("away"))) if on]
+        lines.append([("", f"  seat {i:>2}  "), ("bold", str(seat.get("name", ""))),
+                      ("", f"  {', '.join(marks)}" if marks else "")])
+    clock = f"{s.get('action_seconds', '?')} s per action" + (f", {s['bank_seconds']} s bank"
+                                                              if s.get("bank_seconds") else "")
+    lines.append([("", f"  owner {s.get('owner', '?')} · {clock} · {s.get('spectators', 0)} watching"
+                   + (f" · options {s['options']}" if s.get("options") else ""))])
+    lines.append(rule(width, theme))
+    if s.get("owner") == model.name:
+        lines.append([("bold", " You own this table: 'bot greedy' adds a bot; 'start' deals when it is full.")])
+    else:
+        lines.append([("", " Waiting for the owner to start the game.")])
+    return lines
+
+
+def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
+    where = f"{model.name or '?'} @ {model.server} " if model.server else f"{model.name or '?'} "
+    lines = [_header(f" Lobby · {len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width),
+             [("bold", "   #  name             preset        seats  bots  status   owner      notes")]]
+    for tid, s in sorted(model.tables.items()):
+        seats = s.get("seats") or ()
+        taken = len(seats) - int(s.get("free", 0))
+        notes = " ".join(f for f, on in (("password", s.get("password")), ("seeded", s.get("fixed_seed") is not None),
+                                         ("fixed-deck", s.get("fixed_deck"))) if on)
+        lines.append([("", f" {tid:>3}  {str(s.get('name', ''))[:16]:<16} {str(s.get('preset', ''))[:13]:<13} "
+                           f"{taken:>2}/{len(seats):<2}  {s.get('bots', 0):>4}  {str(s.get('status', '')):<8} "
+                           f"{str(s.get('owner', ''))[:10]:<10} {notes}")])
+    if not model.tables:
+        lines.append([("", "   (no tables yet: 'create' opens one, 'list' refreshes)")])
+    lines.append(rule(width, theme))
+    lines.append([("", " create [preset] [seats] · join T · watch T · list · help · quit")])
+    return lines
+
+
+def _help_screen(model: Model, width: int, theme: Theme) -> list[Line]:
+    lines = [_header(" Help", "Esc closes ", width)]
+    lines += [[("", line)] for line in HELP.splitlines()]
+    return lines
+
+
+def _feed_line(line: FeedLine, theme: Theme, width: int) -> list[Line]:
+    base = {"error": theme.style("bold", "fg:ansired"), "game": "bold", "chat": theme.style("", "fg:ansicyan"),
+            "info": theme.style("", "fg:ansiblue")}.get(line.kind, "")
+    frags: Line = [("", " ")]
+    for kind, value in line.parts:
+        if kind == "c":
+            frags.append(card_frag(value, theme))
+        elif kind == "n":
+            frags.append((f"{base} bold".strip(), value))
+        else:
+            frags.append((base, value))
+    return wrap(frags, width, indent=3)
+
+
+def render_screen(model: Model, *, width: int = 80, height: int = 22, now: float = 0.0,
+                  theme: Theme | None = None) -> list[Line]:
+    """The main area: at most ``height`` lines of at most ``width`` cells. The screen fitting the
+    model (help, lobby, waiting table, game, result) on top; the newest feed lines below, as
+    many as fit."""
+    theme = theme or Theme()
+    if model.show_help:
+        top = _help_screen(model, width, theme)
+    elif model.table is None:
+        top = _lobby_screen(model, width, theme)
+    elif model.game_over is not None and (model.view is None or model.view.get("phase") == "over"):
+        top = _result_screen(model, width, theme)
+    elif model.view is not None:
+        top = _game_screen(model, width, now, theme)
+    else:
+        top = _waiting_screen(model, width, theme)
+    top = [fit(line, width) for line in top][:height]
+    room = height - len(top)
+    feed: list[Line] = []
+    for line in reversed(model.feed):
+        if len(feed) >= room:
+            break
+        feed[:0] = [fit(piece, width) for piece in _feed_line(line, theme, width)]
+    return top + feed[-room:] if room > 0 else top
+
+
+def render_status(model: Model, *, width: int = 80, theme: Theme | None = None) -> Line:
+    """The status line: connection, the last error in words, key hints when there is room."""
+    theme = theme or Theme()
+    dot = "●" if theme.symbols else "*"
+    conn = {"connected": ("", f"{dot} connected"), "connecting": ("bold", f"{dot} connecting..."),
+            "reconnecting": (theme.style("bold", "fg:ansired"), f"{dot} connection lost: reconnecting..."),
+            "closed": (theme.style("bold", "fg:ansired"), f"{dot} disconnected")}
+    style, label = conn.get(model.connection, ("", model.connection))
+    line: Line = [(style, " " + label)]
+    if model.pending:
+        line.append(("", f" · sending '{model.pending}'"))
+    if model.error:
+        line += [("", " · "), (theme.style("bold", "fg:ansired"), model.error)]
+    elif model.view is not None and model.seat is not None and model.view.get("phase") != "over":
+        line.append(("", " · ←→ card  Space mark  Enter play  ^T take  Tab complete" if theme.symbols else
+                     " · Left/Right card  Space mark  Enter play  ^T take  Tab complete"))
+    else:
+        line.append(("", " · Tab completes · 'help' lists the commands"))
+    return fit(line, width)

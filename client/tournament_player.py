@@ -1,0 +1,143 @@
+"""Play in a tournament: register, then play every table the server seats this client at.
+
+A tournament may seat one participant at several tables at once (its ``concurrency``), so the
+player reads the client's messages and hands each table's messages to a
+:class:`~client.runner.BotRunner` of its own, with a fresh bot per table (bots keep per-game
+memory). ``seated`` announces a table; its game's ``game_over`` ends that table's runner;
+``tournament_over`` ends the run. After a reconnect the player registers again, and the server
+answers with ``seated`` for each running game, whose runners carry on.
+
+    player = TournamentPlayer(client, lambda game: make_bot("greedy"), tournament=3)
+    stats = await player.run()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.bot import Bot
+from client.runner import BotRunner, RunStats
+from client.sdk import Client, ConnectionLost, ServerError
+from protocol.messages import Register
+
+__all__ = ["PlayerStats", "TournamentPlayer"]
+
+log = logging.getLogger(__name__)
+
+_TABLE_MESSAGES = frozenset({"state", "game_over", "table_update"})
+
+
+@dataclass
+class PlayerStats:
+    """What a participant did in a tournament."""
+
+    tables: int = 0
+    runs: list[RunStats] = field(default_factory=list)
+    info: dict[str, Any] | None = None
+    """The final tournament info from ``tournament_over`` (None if the run ended otherwise)."""
+    end_reason: str = ""
+
+    @property
+    def acts(self) -> int:
+        return sum(r.acts for r in self.runs)
+
+    @property
+    def illegal(self) -> int:
+        return sum(r.illegal for r in self.runs)
+
+
+class _Feed:
+    """The messages of one table, as an async iterator for its runner."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            item = await self.queue.get()
+            if item is None:
+                return
+            yield item
+
+
+class TournamentPlayer:
+    """Plays for one participant (the logged-in ``client``) in ``tournament``.
+
+    Args:
+        client: connected and logged in with the participant's bot account (or as one of the
+            server's bundled bots); the player is the only reader of its messages.
+        make_bot: builds the bot for one table, given the game's number in the tournament
+            (so that a seeded bot can be seeded per game, making a tournament reproducible).
+        tournament: the tournament id.
+        think_in_thread: let each bot think in a worker thread (see :class:`BotRunner`).
+    """
+
+    def __init__(self, client: Client, make_bot: Callable[[int], Bot], tournament: int, *,
+                 think_in_thread: bool = False) -> None:
+        self.client = client
+        self.make_bot = make_bot
+        self.tournament = tournament
+        self.think_in_thread = think_in_thread
+        self.stats = PlayerStats()
+        self._feeds: dict[int, _Feed] = {}
+        self._tasks: dict[int, asyncio.Task[RunStats]] = {}
+        self.registered = asyncio.Event()
+
+    async def register(self) -> None:
+        """Enter the tournament (again, after a reconnect). Raises :class:`ServerError`."""
+        await self.client.request(Register, tournament=self.tournament)
+        self.registered.set()
+
+    async def run(self) -> PlayerStats:
+        """Register and play until the tournament is over or the client closes."""
+        await self.register()
+        try:
+            async for msg in self.client.messages():
+                kind = msg["type"]
+                if kind == "seated" and msg["tournament"] == self.tournament:
+                    self._seated(msg)
+                elif kind in _TABLE_MESSAGES and msg.get("table") in self._feeds:
+                    self._feeds[msg["table"]].queue.put_nowait(msg)
+                    if kind == "game_over":
+                        self._feeds[msg["table"]].queue.put_nowait(None)
+                elif kind == "tournament_over" and msg["tournament"] == self.tournament:
+                    self.stats.info = msg["info"]
+                    self.stats.end_reason = "tournament over"
+                    break
+                elif kind == "reconnected":
+                    for feed in self._feeds.values():
+                        feed.queue.put_nowait(msg)  # each runner resets what it waits for
+                    await self._register_again()
+                elif kind == "closed":
+                    self.stats.end_reason = f"client closed: {msg['reason']}"
+                    break
+        finally:
+            for feed in self._feeds.values():
+                feed.queue.put_nowait(None)
+            for task in self._tasks.values():
+                if not task.done():
+                    task.cancel()
+            done = await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+            self.stats.runs = [r for r in done if isinstance(r, RunStats)]
+        return self.stats
+
+    def _seated(self, msg: dict[str, Any]) -> None:
+        table = int(msg["table"])
+        if table in self._tasks and not self._tasks[table].done():
+            return  # seated again after a reconnect: its runner carries on
+        self.stats.tables += 1
+        feed = self._feeds[table] = _Feed()
+        runner = BotRunner(self.make_bot(int(msg["game"])), self.client, games=1,
+                           think_in_thread=self.think_in_thread)
+        runner.attach(table, int(msg["seat"]))
+        self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
+
+    async def _register_again(self) -> None:
+        try:
+            await self.register()
+        except (ServerError, ConnectionLost) as exc:
+            log.warning("could not register again in tournament %d: %s", self.tournament, exc)

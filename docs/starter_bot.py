@@ -1,0 +1,20 @@
+"""Starter bot: plays its lowest cards (all copies); keeps 2s, 10s and jokers; else the first legal action.
+Run it with shithead-bot's flags:  python docs/starter_bot.py --port 7433 --games 3 [--create]"""
+import sys
+
+from client.bot import Bot
+from client.runner import main
+
+ORDER = "3456789JQKA2TX"  # low to high: 2s, 10s and jokers are worth keeping, so they go last
+
+
+class LowestFirst(Bot):
+    name = "starter"
+
+    def choose(self, view: dict) -> str:
+        plays = [a for a in view["legal"] if a.startswith("play ")]  # "play 7h 7d": rank is a[5]
+        return min(plays, key=lambda a: (ORDER.index(a[5]), -len(a))) if plays else view["legal"][0]
+
+
+if __name__ == "__main__":
+    sys.exit(main(bot=LowestFirst()))

@@ -1,0 +1,342 @@
+"""``shithead-tournament``: run a tournament of bots from the command line.
+
+The organiser starts a server of its own (a child process with its database in the output
+directory) or uses a running one (``--server``), creates the tournament over the protocol,
+brings the participants in, starts it, and writes, as each game ends:
+
+* ``results.csv``: one row per game and seat (the tournament's memory, read by ``--resume``);
+* ``records/<game>.json``: every game's record, for ``shithead replay``;
+* ``standings.json``: standings and head-to-head, rewritten every ``--every`` games and at the end.
+
+Participants:
+
+* a bundled bot's name (``greedy``, ``random``, ``search``), optionally as ``NAME=BOT`` to
+  name it; played from this process (the server's process has the other core);
+* ``--engine NAME=COMMAND``: a bot program the organiser starts, restarts when it crashes
+  (crashes are counted) and stops at the end. ``COMMAND`` may use ``{host}``, ``{port}``,
+  ``{tournament}``, ``{name}`` and ``{password}``; e.g.
+  ``--engine "mine=shithead-bot --bot greedy --host {host} --port {port} --tournament {tournament}
+  --name {name} --password {password}"``;
+* ``--account NAME``: a bot account that connects and registers by itself (with ``--server``).
+
+Resuming: the settings are saved in ``tournament.json``; ``--resume DIR`` reads them and the
+results back, and plays only the games not finished yet. The standings are always computed
+from ``results.csv`` in game-number order, so the final figures are those an uninterrupted run
+would have produced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+import secrets
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from client.bots import bot_names, make_bot
+from client.sdk import Client
+from client.tournament_player import TournamentPlayer
+from protocol.messages import CreateTournament, GetTournament, StartTournament
+
+from .results import ResultsFile, read_results, write_standings_json
+from .standings import GameResult, format_head_to_head, format_standings, head_to_head, standings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Entrant:
+    """A participant as the organiser knows it: ``kind`` is ``bundled`` (``bot`` says which),
+    ``engine`` (``command``) or ``account``."""
+
+    name: str
+    kind: str
+    bot: str | None = None
+    command: str | None = None
+    password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+
+
+@dataclass
+class Plan:
+    """Everything a run needs; saved as ``tournament.json`` for ``--resume``."""
+
+    entrants: list[Entrant]
+    preset: str = "classic"
+    options: dict[str, Any] = field(default_factory=dict)
+    seats: int = 4
+    games: int = 100
+    schedule: str = "round-robin"
+    hero: str | None = None
+    permute: bool = False
+    master_seed: int = 0
+    action_seconds: float = 5.0
+    concurrency: int = 2
+    every: int = 50
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
+        path.chmod(0o600)  # it holds the participants' passwords
+
+    @classmethod
+    def load(cls, path: Path) -> Plan:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["entrants"] = [Entrant(**e) for e in data["entrants"]]
+        return cls(**data)
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entrants]
+
+    def meta(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k not in ("entrants", "every")} | {
+            "participants": [{"name": e.name, "kind": e.kind, "bot": e.bot, "command": e.command}
+                             for e in self.entrants]}
+
+
+def parse_entrant(text: str) -> Entrant:
+    """``greedy`` or ``me=greedy``: a bundled bot. Raises ValueError for an unknown bot."""
+    name, _, bot = text.partition("=")
+    bot = bot or name
+    if bot not in bot_names():
+        raise ValueError(f"unknown bundled bot {bot!r} (bundled: {', '.join(bot_names())}); "
+                         "use --engine NAME=COMMAND for a program, --account NAME for a bot account")
+    return Entrant(name, "bundled", bot=bot)
+
+
+def unique_names(entrants: list[Entrant]) -> list[Entrant]:
+    """Repeated names get -2, -3 ... (``greedy greedy`` plays two greedy bots)."""
+    seen: dict[str, int] = {}
+    for e in entrants:
+        seen[e.name] = seen.get(e.name, 0) + 1
+        if seen[e.name] > 1:
+            e.name = f"{e.name}-{seen[e.name]}"
+    return entrants
+
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class LocalServer:
+    """A ``shithead-server`` child process on 127.0.0.1 with its database in the output dir."""
+
+    def __init__(self, db: Path, log_path: Path) -> None:
+        self.log_fh = log_path.open("a", encoding="utf-8")
+        cmd = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
+               "--log-level", "WARNING"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        m = re.search(r":(\d+)\b", line)
+        if not m:
+            self.stop()
+            raise RuntimeError(f"the server did not start (see {log_path}): {line.strip()!r}")
+        self.port = int(m.group(1))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log_fh.close()
+
+
+# --------------------------------------------------------------------------- engines
+
+
+class Engine:
+    """A participant program: started, restarted after a crash (counted), stopped at the end."""
+
+    def __init__(self, entrant: Entrant, fields: dict[str, Any], log_dir: Path) -> None:
+        assert entrant.command is not None
+        self.entrant = entrant
+        self.argv = [part.format(**fields, name=entrant.name, password=entrant.password)
+                     for part in shlex.split(entrant.command)]
+        self.log_path = log_dir / f"{entrant.name}.log"
+        self.crashes = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self.stopping = False
+
+    async def keep_running(self) -> None:
+        while not self.stopping:
+            with self.log_path.open("a", encoding="utf-8") as fh:
+                self.proc = await asyncio.create_subprocess_exec(*self.argv, stdout=fh, stderr=fh)
+                code = await self.proc.wait()
+            if self.stopping:
+                return
+            self.crashes += 1
+            log.warning("participant %s exited with %s (crash %d): restarting", self.entrant.name, code, self.crashes)
+            await asyncio.sleep(min(5.0, 0.2 * self.crashes))
+
+    async def stop(self) -> None:
+        self.stopping = True
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except TimeoutError:
+                self.proc.kill()
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Progress:
+    """Progress reports: ``on_game(done, total)`` after each game, ``say(text)`` for lines."""
+
+    on_game: Callable[[int, int], None]
+    say: Callable[[str], None]
+
+
+async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> list[GameResult]:
+    """Play ``plan`` (the games not yet in ``out/results.csv``); return every finished game."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "records").mkdir(exist_ok=True)
+    results_path = out / "results.csv"
+    finished = read_results(results_path)
+    done = {r.number for r in finished}
+    local: LocalServer | None = None
+    if server is None:
+        local = LocalServer(out / "server.sqlite3", out / "server.log")
+        host, port = "127.0.0.1", local.port
+    else:
+        host, _, port_text = server.rpartition(":")
+        host, port = host or "127.0.0.1", int(port_text)
+    engines: list[Engine] = []
+    players: list[asyncio.Task[Any]] = []
+    clients: list[Client] = []
+    results = ResultsFile(results_path)
+    try:
+        org = await Client.connect(host, port, client_name="shithead-tournament")
+        clients.append(org)
+        await org.login(f"organiser-{secrets.token_hex(3)}", guest=True)
+        tid = int((await org.request(
+            CreateTournament, name=out.name[:40] or "tournament", preset=plan.preset, options=plan.options or None,
+            seats=plan.seats, games=plan.games, schedule=plan.schedule, hero=plan.hero, permute=plan.permute,
+            master_seed=plan.master_seed, action_seconds=plan.action_seconds, concurrency=plan.concurrency,
+            participants=plan.names, done=sorted(done) or None))["tournament"])
+        progress.say(f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
+                     f"{plan.games} games, master seed {plan.master_seed}"
+                     + (f", {len(done)} games already played" if done else ""))
+        fields = {"host": host, "port": port, "tournament": tid}
+        for e in plan.entrants:
+            if e.kind == "bundled":
+                c = await Client.connect(host, port, client_name=f"tournament-{e.bot}")
+                clients.append(c)
+                await c.login(e.name, e.password, bot=True)
+                bot = e.bot or e.name
+                player = TournamentPlayer(c, _seeded(bot, plan.master_seed, e.name), tid,
+                                          think_in_thread=bot == "search")
+                players.append(asyncio.create_task(player.run()))
+            elif e.kind == "engine":
+                eng = Engine(e, fields, out)
+                engines.append(eng)
+                players.append(asyncio.create_task(eng.keep_running()))
+        await _wait_for_registrations(org, tid, plan, progress)
+        await org.request(StartTournament, tournament=tid)
+        total = len(done)
+        async for msg in org.messages():
+            if msg["type"] == "tournament_game" and msg["tournament"] == tid:
+                r = msg["result"]
+                res = GameResult(r["number"], r["deal"], tuple(r["seats"]), tuple(r["places"]), r["capped"],
+                                 tuple(r["timeouts"]), tuple(r["illegal"]), tuple(r["disconnects"]))
+                results.add(res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"],
+                            server_game=r["server_game"])
+                finished.append(res)
+                total += 1
+                try:
+                    record = await org.get_record(r["server_game"])
+                    (out / "records" / f"{r['number']}.json").write_text(json.dumps(record) + "\n",
+                                                                       encoding="utf-8")
+                except Exception as exc:  # a missing record is reported, not fatal
+                    log.warning("no record for game %d: %s", r["number"], exc)
+                progress.on_game(total, _total_games(plan))
+                if plan.every and total % plan.every == 0:
+                    write_standings_json(out / "standings.json", plan.names, standings(plan.names, finished),
+                                         finished, plan.meta())
+                    for line in format_standings(standings(plan.names, finished), title=f"after {total} games"):
+                        progress.say(line)
+            elif msg["type"] == "tournament_over" and msg["tournament"] == tid:
+                break
+            elif msg["type"] == "closed":
+                raise ConnectionError(f"lost the server: {msg['reason']}")
+        crashes = {eng.entrant.name: eng.crashes for eng in engines if eng.crashes}
+        if crashes:
+            progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
+        meta = plan.meta() | {"crashes": {eng.entrant.name: eng.crashes for eng in engines}}
+        write_standings_json(out / "standings.json", plan.names, standings(plan.names, finished), finished, meta)
+        return finished
+    finally:
+        results.close()
+        for eng in engines:
+            await eng.stop()
+        for task in players:
+            task.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+        for c in clients:
+            await c.close()
+        if local is not None:
+            local.stop()
+
+
+def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Any]:
+    """Bundled bots get a random generator seeded by the master seed, their name and the game
+    number: the same tournament plays the same way again (resume relies on it only for the
+    games it still has to play)."""
+    def make(game: int) -> Any:
+        return make_bot(bot, random.Random(f"{master_seed}:{name}:{game}"))
+    return make
+
+
+def _total_games(plan: Plan) -> int:
+    import math
+
+    per = math.factorial(plan.seats) if plan.permute else plan.seats
+    return -(-plan.games // per) * per
+
+
+async def _wait_for_registrations(org: Client, tid: int, plan: Plan, progress: Progress,
+                                  timeout: float = 120.0) -> None:
+    """Until every participant has registered (programs need a moment to start)."""
+    began = time.monotonic()
+    said = False
+    while True:
+        info = (await org.request(GetTournament, tournament=tid))["info"]
+        present = {p["name"] for p in info["participants"]}
+        missing = [n for n in plan.names if n not in present]
+        if not missing:
+            return
+        if time.monotonic() - began > timeout:
+            raise TimeoutError("participants did not register: " + ", ".join(missing))
+        if not said and time.monotonic() - began > 3:
+            progress.say("waiting for: " + ", ".join(missing))
+            said = True
+        await asyncio.sleep(0.2)
+
+
+def final_report(plan: Plan, results: list[GameResult]) -> list[str]:
+    rows = standings(plan.names, results)
+    lines = format_standings(rows, title=f"Standings after {len(results)} games (rating: openskill "
+                                          "Plackett-Luce, ± 95 %)")
+    lines.append("")
+    lines.append("Head to head: mean place of row minus column (negative: row finished ahead)")
+    lines += format_head_to_head(plan.names, head_to_head(plan.names, results))
+    return lines
+
+
+def default_out() -> Path:
+    return Path(f"tournament-{time.strftime('%Y%m%d-%H%M%S')}")

@@ -1,0 +1,98 @@
+"""``shithead`` start-up: the address, the log file, the login (no terminal needed)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.cli import __main__ as cli_main
+from client.sdk import Client, ServerError
+from server.app import App
+from server.config import ServerConfig
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    (None, ("127.0.0.1", 7433)),
+    ("lanbox", ("lanbox", 7433)),
+    ("lanbox:9000", ("lanbox", 9000)),
+    ("192.168.1.20:7433", ("192.168.1.20", 7433)),
+    ("[::1]:8000", ("::1", 8000)),
+    ("::1", ("::1", 7433)),
+    (":9000", ("127.0.0.1", 9000)),
+])
+def test_addresses(text: str | None, address: tuple[str, int]) -> None:
+    assert cli_main.parse_address(text) == address
+
+
+@pytest.mark.parametrize("text", ["host:port", "host:0", "host:70000"])
+def test_bad_ports_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="bad port"):
+        cli_main.parse_address(text)
+
+
+def test_the_log_goes_to_the_state_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert cli_main.log_path(None) == tmp_path / "shithead" / "cli.log"
+    assert cli_main.log_path(str(tmp_path / "x.log")) == tmp_path / "x.log"
+
+
+class FakeClient:
+    """Records login calls; refuses the first ``refusals`` of them."""
+
+    def __init__(self, refusals: int = 0, password_required: bool = False) -> None:
+        self.welcome = {"password_required": password_required}
+        self.calls: list[tuple[Any, ...]] = []
+        self.refusals = refusals
+
+    async def login(self, name: str, password: str | None = None, *, guest: bool = False,
+                    server_password: str | None = None) -> dict[str, Any]:
+        self.calls.append((name, password, guest, server_password))
+        if len(self.calls) <= self.refusals:
+            raise ServerError("AUTH_FAILED", "wrong password")
+        return {"type": "logged_in", "name": name, "guest": guest, "bot": False}
+
+
+async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--password-stdin reads one line; the server password the next when it is required."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("hunter2\nlan party\n"))
+    args = cli_main.parse_args(["--name", "alice", "--password-stdin", "--server-password-stdin"])
+    fake = FakeClient(password_required=True)
+    answer = await cli_main.login(fake, args)  # type: ignore[arg-type]
+    assert answer is not None and fake.calls == [("alice", "hunter2", False, "lan party")]
+
+
+async def test_guest_with_a_name_asks_nothing() -> None:
+    fake = FakeClient()
+    answer = await cli_main.login(fake, cli_main.parse_args(["--guest", "--name", "bob"]))  # type: ignore[arg-type]
+    assert answer == {"type": "logged_in", "name": "bob", "guest": True, "bot": False}
+    assert fake.calls == [("bob", None, True, None)]
+
+
+async def test_a_refused_stdin_password_is_not_retried(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Non-interactive: one try; the refusal is told in words on stderr."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
+    fake = FakeClient(refusals=1)
+    args = cli_main.parse_args(["--name", "alice", "--password-stdin"])
+    assert await cli_main.login(fake, args) is None  # type: ignore[arg-type]
+    assert len(fake.calls) == 1 and "Login refused: wrong password" in capsys.readouterr().err
+
+
+async def test_unreachable_server_is_reported_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No server listening: exit status 1 and one line, no traceback."""
+    app = App(ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "s.sqlite3")))
+    await app.start()
+    port = app.port
+    await app.stop()  # the port is free again: nobody listens there
+    args = cli_main.parse_args([f"127.0.0.1:{port}", "--guest", "--name", "x"])
+    assert await cli_main.amain(args) == 1
+    err = capsys.readouterr().err
+    assert f"cannot reach a server at 127.0.0.1:{port}" in err and "Traceback" not in err
+
+
+def test_client_is_the_sdk_client() -> None:
+    """The CLI drives the SDK's Client (no private copy of the protocol)."""
+    assert cli_main.Client is Client

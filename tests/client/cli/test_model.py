@@ -1,0 +1,193 @@
+"""The reducer: wire messages in, UI state out (no I/O, no clock but the ``now`` given)."""
+
+from __future__ import annotations
+
+from client.cli.model import (
+    Model,
+    as_dict,
+    move_cursor,
+    reduce,
+    selectables,
+    selected_picks,
+    toggle_selected,
+)
+from protocol.messages import ChatMessage
+from tests.client.cli.helpers import midgame, player, state, summary, view
+
+
+def seated() -> Model:
+    m = reduce(Model(name="alice"), {"type": "joined", "id": 4, "table": 1, "seat": 0, "token": "t"})
+    names: list[str | None] = ["alice", "greedy-1", "carol", "dave"]
+    return reduce(m, {"type": "table_update", "table": 1, "summary": summary(1, names)})
+
+
+def feed(m: Model) -> list[str]:
+    return [line.text for line in m.feed]
+
+
+def test_joined_then_state_sets_table_seat_seq_and_deadline() -> None:
+    """A state gives the view, its seq and game; the deadline is kept on the caller's clock."""
+    m = reduce(seated(), midgame(), now=100.0)
+    assert (m.table, m.seat, m.seq, m.game) == (1, 0, 45, 2)
+    assert m.deadline_at == 142.0
+    assert m.legal == ("play 9c", "play Qh", "play Kd", "take")
+    assert m.summary is not None and m.summary["name"] == "demo"
+
+
+def test_reduce_returns_a_new_model_and_leaves_the_old_one() -> None:
+    """Pure: the model given is not changed."""
+    before = seated()
+    after = reduce(before, midgame())
+    assert before.view is None and after.view is not None and before.feed != after.feed
+
+
+def test_events_become_words_with_draws_joined_to_the_play() -> None:
+    """played+drew make one line; burns, pick-ups, outs and the end are told; ours say (you)."""
+    events = [
+        {"kind": "played", "seat": 0, "cards": ["Tc", "Td"], "source": "hand"},
+        {"kind": "burned", "seat": 0, "count": 12},
+        {"kind": "drew", "seat": 0, "count": 2},
+        {"kind": "flipped", "seat": 2, "position": 1, "card": "3s"},
+        {"kind": "took", "seat": 2, "cards": ["6d", "9c", "3s"]},
+        {"kind": "timeout", "seat": 1, "action": "take", "count": 2},
+        {"kind": "out", "seat": 3, "place": 1},
+        {"kind": "game_over", "seat": None, "places": [3, 0, 1, 2], "loser": 2, "capped": False},
+    ]
+    m = reduce(seated(), state(midgame()["view"], events=events))
+    lines = feed(m)
+    assert "alice (you) played Tc Td, drew 2" in lines  # the draw comes after the burn, told with the play
+    assert "The pile burns (12 cards); alice (you) plays again" in lines
+    assert "carol turned over face-down card 1: 3s" in lines
+    assert "carol picked up the pile (3 cards: 6d 9c 3s)" in lines
+    assert any("greedy-1's clock ran out" in t and "'take'" in t and "2 timeouts" in t for t in lines)
+    assert "dave is out, in 1st place" in lines
+    assert "Game over: carol is the shithead" in lines
+
+
+def test_a_draw_after_a_play_joins_its_line() -> None:
+    """The common case: every play draws; one line, not two."""
+    m = reduce(seated(), midgame())
+    assert feed(m)[-1] == "greedy-1 played 9s, drew 1"
+
+
+def test_pushes_before_the_join_answer_adopt_the_table() -> None:
+    """A table_update/state that overtakes our own joined still lands at that table."""
+    m = reduce(Model(name="alice"), {"type": "table_update", "table": 3, "summary": summary(3)})
+    assert m.table == 3
+    m = reduce(m, state(midgame()["view"], table=3))
+    assert m.seat == 0 and m.view is not None
+
+
+def test_state_of_another_table_is_ignored() -> None:
+    """Only the table on screen is drawn."""
+    m = reduce(seated(), state(midgame()["view"], table=7))
+    assert m.view is None
+
+
+def test_game_over_is_kept_until_the_next_game_starts() -> None:
+    """The result screen stays through the final state, and goes with the next game's first."""
+    m = reduce(seated(), midgame())
+    over = {"type": "game_over", "table": 1, "game": 2,
+            "result": {"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None,
+                       "players": ["alice", "greedy-1", "carol", "dave"]},
+            "tally": {"places": [[0, 1, 0, 0]] * 4, "losses": [0, 0, 1, 0], "capped": 0,
+                      "players": ["alice", "greedy-1", "carol", "dave"], "timeouts": [0, 0, 0, 0]}}
+    m = reduce(m, over)
+    assert m.game_over is not None and m.game_over.game == 2 and m.deadline_at is None
+    m = reduce(m, state(view([player(0, "alice"), player(1, "greedy-1")], phase="setup", turn=None), game=3,
+                        seq=46, events=[{"kind": "game_start", "seat": None, "game": 3, "dealer": 1}]))
+    assert m.game_over is None and m.game == 3
+    assert feed(m)[-1] == "Game 3 is dealt; the dealer is greedy-1"
+
+
+def test_errors_are_words_and_stay_in_the_status() -> None:
+    """An error is a feed line and the model's current error; STALE_SEQ gets plain advice."""
+    m = reduce(seated(), {"type": "error", "id": 8, "code": "ILLEGAL_ACTION", "message": "it is seat 1's turn",
+                          "reason": "NOT_YOUR_TURN"})
+    assert m.error == "It is seat 1's turn" and m.feed[-1].kind == "error"
+    m = reduce(m, {"type": "error", "id": 9, "code": "STALE_SEQ", "message": "seq 4 is stale"})
+    assert m.error is not None and "Choose again" in m.error
+
+
+def test_connection_pseudo_events_set_the_status() -> None:
+    """disconnected -> reconnecting, reconnected -> connected (seats told), closed -> closed."""
+    m = reduce(seated(), {"type": "disconnected", "reason": "connection lost (EOF)", "code": None,
+                          "reconnecting": True})
+    assert m.connection == "reconnecting"
+    m = reduce(m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [],
+                   "lost": []})
+    assert m.connection == "connected" and "Seat 0 at table 1 is yours again." in feed(m)
+    m = reduce(m, {"type": "disconnected", "reason": "x", "reconnecting": False})
+    assert m.connection == "closed"
+    m = reduce(m, {"type": "closed", "reason": "x"})
+    assert m.connection == "closed"
+
+
+def test_a_lost_seat_after_reconnecting_returns_to_the_lobby() -> None:
+    """A seat the SDK could not take back is gone from the screen."""
+    m = reduce(reduce(seated(), midgame()), {"type": "reconnected", "attempt": 2, "resumed": [], "watching": [],
+                                             "lost": [{"table": 1, "code": "BAD_TOKEN", "message": "no"}]})
+    assert m.table is None and m.view is None
+
+
+def test_chat_lobby_and_local_messages() -> None:
+    """chat_message, tables, table_created, watching and left."""
+    m = reduce(seated(), {"type": "chat_message", "table": 1, "seat": 1, "name": "greedy-1", "text": "gg"})
+    assert m.chat[-1] == ("greedy-1", "gg") and feed(m)[-1] == "greedy-1: gg"
+    m = reduce(m, {"type": "tables", "tables": [summary(5, ["x", None])]})
+    assert set(m.tables) == {1, 5}  # the table we sit at stays known
+    m = reduce(m, {"type": "left", "table": 1})
+    assert m.table is None and m.seat is None
+    m = reduce(m, {"type": "table_created", "table": 5})
+    assert m.created == 5
+    m = reduce(m, {"type": "watching", "table": 5})
+    assert m.table == 5 and m.watching and m.seat is None
+
+
+def test_message_objects_are_converted() -> None:
+    """protocol.messages objects are accepted like their wire dicts."""
+    msg = ChatMessage(table=1, seat=1, name="greedy-1", text="hi")
+    assert as_dict(msg)["type"] == "chat_message"
+    assert reduce(seated(), msg).chat[-1] == ("greedy-1", "hi")
+
+
+def test_unknown_messages_change_nothing() -> None:
+    m = seated()
+    assert reduce(m, {"type": "pong", "id": 3}) is m
+
+
+def test_selectables_follow_the_phase_and_the_cards_left() -> None:
+    """Hand first; face-up stacks once the hand is empty; face-down positions last; in setup
+    the hand and every face-up slot."""
+    m = reduce(seated(), midgame())
+    assert [p.cards for p in selectables(m)] == [(c,) for c in m.view["hand"]]
+    up_only = view([player(0, "alice", hand=0, up=[["Ts"], [], ["Ad"]])], hand=[], legal=["play Ts", "take Ts"])
+    m = reduce(seated(), state(up_only))
+    assert [(p.zone, p.index) for p in selectables(m)] == [("up", 0), ("up", 2)]
+    down_only = view([player(0, "alice", hand=0, up=[[], [], []], down=[False, True, True])], hand=[],
+                     legal=["flip 1", "flip 2"])
+    m = reduce(seated(), state(down_only))
+    assert [(p.zone, p.index) for p in selectables(m)] == [("down", 1), ("down", 2)]
+    setup = view([player(0, "alice")], hand=["4c", "4d", "Ts"], phase="setup", turn=None, legal=["ready"])
+    m = reduce(seated(), state(setup))
+    assert [p.zone for p in selectables(m)] == ["hand"] * 3 + ["up"] * 3
+
+
+def test_cursor_wraps_and_marks_toggle() -> None:
+    m = reduce(seated(), midgame())
+    m = move_cursor(m, -1)
+    assert m.cursor == 6
+    m = toggle_selected(move_cursor(m, 1))
+    assert m.cursor == 0 and [p.cards for p in selected_picks(m)] == [("3s",)]
+    m = toggle_selected(m)
+    assert not m.selected
+
+
+def test_marks_are_dropped_when_the_cards_change() -> None:
+    """A new hand under the marks would make them point at other cards: they go."""
+    m = toggle_selected(reduce(seated(), midgame()), 4)
+    assert m.selected
+    same = reduce(m, state(midgame()["view"], seq=46))
+    assert same.selected == m.selected
+    changed = midgame()["view"] | {"hand": ["3s", "4c"]}
+    assert not reduce(m, state(changed, seq=47)).selected

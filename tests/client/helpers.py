@@ -1,0 +1,101 @@
+"""Helpers for the client tests: reading a client's message stream, seating bot runners."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from client.bot import Bot
+from client.bots.greedy import GreedyBot
+from client.runner import BotRunner, RunStats
+from client.sdk import Client
+from server.app import App
+
+#: Safety net for waits: a hung test fails instead of blocking the suite (not an assertion).
+WAIT = 20.0
+
+
+async def next_message(client: Client, pred: Callable[[dict[str, Any]], bool],
+                       timeout: float = WAIT) -> dict[str, Any]:
+    """The first message (or pseudo-event) from ``client.messages()`` matching ``pred``; the
+    ones before it are consumed. Fails if the stream ends first."""
+    async with asyncio.timeout(timeout), contextlib.aclosing(client.messages()) as stream:
+        async for msg in stream:
+            if pred(msg):
+                return msg
+    raise AssertionError("the message stream ended")
+
+
+def of_type(kind: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
+    """A predicate: messages of ``kind`` whose ``fields`` have these values."""
+    return lambda m: m["type"] == kind and all(m.get(k) == v for k, v in fields.items())
+
+
+class Recorder(GreedyBot):
+    """A greedy bot that records what the runner gives it, and checks each of its choices."""
+
+    def __init__(self, rng: Any = None) -> None:
+        super().__init__(rng)
+        self.starts: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.observed = 0
+        self.choices = 0
+        self.results: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def on_game_start(self, view: dict[str, Any]) -> None:
+        super().on_game_start(view)
+        self.starts.append(view)
+
+    def observe(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        self.observed += 1
+        self.events.extend(events)
+
+    def choose(self, view: dict[str, Any]) -> str:
+        self.choices += 1
+        action = super().choose(view)
+        assert action in view["legal"]
+        return action
+
+    def on_game_over(self, result: dict[str, Any], tally: dict[str, Any]) -> None:
+        self.results.append((result, tally))
+
+    def games(self) -> list[int]:
+        """Ids of the games this bot saw start."""
+        return [e["game"] for e in self.events if e["kind"] == "game_start"]
+
+
+async def seat_runners(connect: Any, app: App, bots: Sequence[Bot], *, mode: str = "msgpack",
+                       preset: str = "classic", games: int = 1, seed: int | None = None,
+                       options: dict[str, Any] | None = None, **client_options: Any
+                       ) -> tuple[int, list[BotRunner]]:
+    """One client per bot (logged in as guest bots ``b0``, ``b1``...); ``b0`` creates a table
+    and starts its games; bot i sits at seat i. Returns the table and the runners."""
+    clients = []
+    for i in range(len(bots)):
+        c = await connect(app, mode=mode, **client_options)
+        await c.login(f"b{i}", guest=True, bot=True)
+        clients.append(c)
+    table = await clients[0].create_table("bots", preset, len(bots), seed=seed, options=options)
+    runners = [BotRunner(bot, c, games=games, start_games=i == 0)
+               for i, (bot, c) in enumerate(zip(bots, clients, strict=True))]
+    for i, r in enumerate(runners):
+        assert await r.join(table, i) == i
+    return table, runners
+
+
+async def run_all(runners: Sequence[BotRunner], timeout: float = 60.0) -> list[RunStats]:
+    """Run every runner to its end."""
+    async with asyncio.timeout(timeout):
+        return list(await asyncio.gather(*(r.run() for r in runners)))
+
+
+def check_places(stats: Sequence[RunStats], games: int) -> None:
+    """Every runner saw ``games`` games, and in each the places are a permutation of the seats."""
+    seats = len(stats)
+    for s in stats:
+        assert s.games == games and len(s.places) == games, s
+    for g in range(games):
+        assert sorted(s.places[g] for s in stats) == list(range(1, seats + 1))
+    assert sum(s.losses for s in stats) == games

@@ -1,0 +1,62 @@
+"""The starter bot of the README (``docs/starter_bot.py``): short, sensible, and it really plays."""
+
+from __future__ import annotations
+
+import asyncio
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+from client.bot import Bot
+from client.bots.greedy import GreedyBot
+from client.runner import BotRunner
+from server.app import App
+
+STARTER = Path(__file__).resolve().parents[2] / "docs" / "starter_bot.py"
+
+
+def starter_class() -> type[Bot]:
+    """The bot class the file defines (run as a module, not as __main__)."""
+    namespace = runpy.run_path(str(STARTER))
+    [cls] = [v for v in namespace.values() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot]
+    return cls
+
+
+def test_the_starter_bot_is_at_most_20_lines() -> None:
+    """The file the README shows stays within 20 lines."""
+    assert len(STARTER.read_text(encoding="utf-8").splitlines()) <= 20
+
+
+def test_the_starter_bot_plays_low_keeps_specials_and_falls_back() -> None:
+    """It plays its lowest rank with every copy, keeps 2s and 10s for last, and otherwise
+    takes the first legal action (ready in setup, take when nothing goes)."""
+    bot = starter_class()()
+    assert bot.choose({"legal": ["play 2c", "play 8d", "play 4h", "play 4h 4s", "play Td", "take"]}) == "play 4h 4s"
+    assert bot.choose({"legal": ["play Td", "play 2c", "take"]}) == "play 2c"
+    assert bot.choose({"legal": ["ready", "swap 3c 0"]}) == "ready"
+    assert bot.choose({"legal": ["take"]}) == "take"
+
+
+async def test_the_starter_file_executed_plays_complete_games(server: App, connect: Any) -> None:
+    """Run as a program with shithead-bot's flags, the starter joins the free seat of a table
+    and plays two complete games against a greedy bot, then exits with status 0."""
+    owner = await connect(server)
+    await owner.login("owner", guest=True, bot=True)
+    table = await owner.create_table("starter", "classic", 2, seed=6)
+    runner = BotRunner(GreedyBot(), owner, games=2, start_games=True)
+    await runner.join(table, 0)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(STARTER), "--port", str(server.port), "--games", "2", "--name", "starter",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        async with asyncio.timeout(60):
+            stats, (out, err) = await asyncio.gather(runner.run(), proc.communicate())
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == 0, err.decode()
+    assert stats.games == 2 and stats.illegal == 0
+    assert out.decode().startswith(f"starter: 2 games at table {table}"), out.decode()
+    assert "0 illegal" in out.decode()
