@@ -456,8 +456,12 @@ class Client:
             self.summaries[msg.table] = item["summary"]
         elif isinstance(msg, Error) and msg.code == ErrorCode.BAD_TOKEN:
             # Our seat was taken over by a newer connection: it is no longer ours to resume.
+            # The error names the table (older servers did not: then every seat is in doubt).
             log.warning("a seat was taken over by another connection: %s", msg.message)
-            self.seats.clear()
+            if msg.table is not None:
+                self.seats.pop(msg.table, None)
+            else:
+                self.seats.clear()
         self._queue.put_nowait(item)
 
     def _on_lost(self, wire: _Wire, exc: Exception | None) -> None:

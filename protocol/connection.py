@@ -406,6 +406,7 @@ class Connection:
         *,
         retry_after: float | None = None,
         reason: str | None = None,
+        table: int | None = None,
     ) -> bytes:
         """Send an ``error`` message (server role); a fatal code moves the state to CLOSED."""
         try:
@@ -420,6 +421,7 @@ class Connection:
             message=message,
             retry_after=retry_after,
             reason=reason,
+            table=table,
         )
         return self.send(msg)
 

@@ -500,6 +500,10 @@ class Error(Message):
     reason: str | None = fld(
         Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code."
     )
+    table: int | None = fld(
+        Kind.INT, default=None, lo=0, hi=MAX_ID,
+        doc="The table it is about, when it answers no request (a seat taken over).",
+    )
 
 
 @wire_message

@@ -150,11 +150,12 @@ class ClientSession(asyncio.Protocol):
             self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
     def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
-              retry_after: float | None = None, reason: str | None = None) -> None:
+              retry_after: float | None = None, reason: str | None = None, table: int | None = None) -> None:
         if self.closing or self.transport is None:
             return
         try:
-            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason)
+            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason,
+                                        table=table)
         except LocalProtocolError:
             # The connection is past the point of sending (e.g. it already sent a fatal error).
             log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
@@ -536,7 +537,8 @@ class App:
         out = Outbox()
         seat = t.resume(s, msg.token, out, time.monotonic())
         if isinstance(old, ClientSession):
-            old.error(ErrorCode.BAD_TOKEN, "this seat was taken over by a newer connection")
+            old.error(ErrorCode.BAD_TOKEN, f"your seat at table {t.id} was taken over by a newer connection",
+                      table=t.id)
         st = t.seats[seat]
         assert st is not None
         if msg.token is None:

@@ -190,6 +190,8 @@ class Table:
         self.action_times: list[float] = []
         self.lonely_since: float | None = None
         self._player_cache: list[tuple[Any, dict[str, Any], bytes] | None] = [None] * nseats
+        self.last_game_over: GameOver | None = None
+        """Sent again to a player who resumes after the game ended without them."""
 
     # ------------------------------------------------------------------ queries
 
@@ -348,6 +350,8 @@ class Table:
             self._update(out)
             if self.game is not None:
                 out.send(session, self._state_for(i, [{"kind": "back", "seat": i}], now))
+                if self.game.is_over() and self.last_game_over is not None:
+                    out.send(session, self.last_game_over)  # it ended while they were away
             return i
         raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name"
                          if token is not None else f"{session.name} holds no seat at this table")
@@ -454,7 +458,7 @@ class Table:
         result = {**outcome.to_dict(), "players": players}
         tally = {**self.series.tally.to_dict(), "players": players,
                  "timeouts": [s.timeouts if s else 0 for s in self.seats]}
-        msg = GameOver(table=self.id, game=self.game_id, result=result, tally=tally)
+        msg = self.last_game_over = GameOver(table=self.id, game=self.game_id, result=result, tally=tally)
         for r in self.recipients():
             out.send(r, msg)
         self._update(out)

@@ -102,7 +102,7 @@ async def test_second_connection_takes_the_seat_over(app: Any, players: Any, con
     await second.ok({"type": "resume", "table": t, "token": token}, "joined")
     await second.recv_until("state")
     err = await first.recv_until("error")
-    assert err["code"] == "BAD_TOKEN"
+    assert err["code"] == "BAD_TOKEN" and err["table"] == t and "id" not in err
     n_first = sum(f["type"] == "state" for f in first.frames)
     clients[seat] = second
     await step(app, clients, t, current(clients, t))
@@ -241,3 +241,22 @@ async def test_a_guest_must_show_the_token(app: Any, players: Any, connect: Any)
     back = await relogin(connect, app, clients[0])
     refused = await back.request({"type": "resume", "table": t})
     assert refused["type"] == "error" and refused["code"] == "BAD_TOKEN" and "token" in refused["message"]
+
+
+async def test_resuming_after_the_game_ended_gives_the_game_over(app: Any, players: Any, connect: Any) -> None:
+    """A player away while the game ended gets the final snapshot and then its game_over."""
+    clients, t = await start_playing(app, players, ["ga1", "gb1"], moves=1)
+    gone, other = clients[0], clients[1]
+    token = gone.token  # type: ignore[attr-defined]
+    await gone.close()
+    await away_flags(other, t, 0, True)
+    # The other plays on; the absent seat is played by its clock after the grace period.
+    app.config.reconnect_grace = 0.0
+    over = await play_until_over([other], t)
+    assert over["game_over"][0]["table"] == t
+    back = await relogin(connect, app, gone)
+    await back.ok({"type": "resume", "table": t, "token": token}, "joined")
+    snap = await back.recv_until("state")
+    assert snap["view"]["phase"] == "over"
+    again = await back.recv_until("game_over")
+    assert again["game"] == over["game_over"][0]["game"] and again["result"] == over["game_over"][0]["result"]
