@@ -28,6 +28,13 @@ def test_the_starter_bot_is_at_most_20_lines() -> None:
     assert len(STARTER.read_text(encoding="utf-8").splitlines()) <= 20
 
 
+def test_the_readme_shows_exactly_this_file() -> None:
+    """The README's starter bot is the file itself, character for character."""
+    readme = (STARTER.parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert block == STARTER.read_text(encoding="utf-8")
+
+
 def test_the_starter_bot_plays_low_keeps_specials_and_falls_back() -> None:
     """It plays its lowest rank with every copy, keeps 2s and 10s for last, and otherwise
     takes the first legal action (ready in setup, take when nothing goes)."""
