@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -71,8 +72,14 @@ async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tup
             print(f"  ... {n}/{total} games", flush=True)
 
     began = time.perf_counter()
+    me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None))
     seconds = time.perf_counter() - began
+    me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
+           kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime)
+    print(f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
+          f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)")
     import csv
 
     with (out / "results.csv").open() as fh:

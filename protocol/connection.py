@@ -273,7 +273,10 @@ class Connection:
     def _set_mode(self, mode: Mode) -> None:
         self.mode = mode
         limit = self.input_limit
-        self._decoder = FrameDecoder(limit) if mode is Mode.MSGPACK else LineDecoder(limit)
+        # A client trusts its server's nesting (see _Decoder.check_nesting); a server checks.
+        nesting = self.role is Role.SERVER
+        self._decoder = (FrameDecoder(limit, check_nesting=nesting) if mode is Mode.MSGPACK
+                         else LineDecoder(limit, check_nesting=nesting))
 
     def _transition(self, sender: Role, msg: Message) -> ConnectionState:
         """The state after ``msg`` from ``sender``; raise (remote or local) if not allowed."""

@@ -66,14 +66,19 @@ def _check_max_size(max_size: int) -> int:
     return max_size
 
 
-def _check_top(obj: Any) -> dict[str, Any]:
-    """The decoded body must be a map with string keys, nested at most MAX_NESTING deep."""
+def _check_top(obj: Any, size: int, nesting: bool) -> dict[str, Any]:
+    """The decoded body must be a map with string keys, nested at most MAX_NESTING deep.
+
+    The nesting walk is skipped when it cannot fail: every list or map takes at least one
+    byte (or character), so a body of ``size`` <= MAX_NESTING cannot nest deeper (a play is
+    about 40 bytes); and when the caller trusts the sender's nesting (``nesting`` false)."""
     if not isinstance(obj, dict):
         raise _bad_frame(f"a frame must hold a map, not {type(obj).__name__}")
     for key in obj:
         if not isinstance(key, str):
             raise _bad_frame("map keys must be strings")
-    _check_depth(obj)
+    if nesting and size > MAX_NESTING:
+        _check_depth(obj)
     return obj
 
 
@@ -128,10 +133,14 @@ class _Decoder:
     """What both decoders share: a size limit that may change, a bounded buffer, and death
     after the first error (bytes after a bad frame cannot be trusted)."""
 
-    def __init__(self, max_size: int) -> None:
+    def __init__(self, max_size: int, *, check_nesting: bool = True) -> None:
         self._max_size = _check_max_size(max_size)
         self._buf = bytearray()
         self._error: RemoteProtocolError | None = None
+        #: False: do not walk decoded frames for their nesting depth. For a client reading its
+        #: server: msgpack refuses more than 1024 levels and JSON deep recursion by themselves
+        #: (both BAD_FRAME), and walking every 800-byte state costs the client more than decoding it.
+        self.check_nesting = check_nesting
 
     @property
     def max_size(self) -> int:
@@ -168,8 +177,8 @@ class FrameDecoder(_Decoder):
     login; the limit in force when a frame's 4-byte header completes applies to that frame.
     """
 
-    def __init__(self, max_size: int) -> None:
-        super().__init__(max_size)
+    def __init__(self, max_size: int, *, check_nesting: bool = True) -> None:
+        super().__init__(max_size, check_nesting=check_nesting)
         self._need: int | None = None  # body length once the header is known
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
@@ -246,7 +255,7 @@ class FrameDecoder(_Decoder):
             # FormatError, StackError, UnicodeDecodeError, limits, extension types: all
             # ValueError subclasses. The text is msgpack's and holds no data of ours.
             raise _bad_frame(f"not valid msgpack: {str(exc)[:120]}") from None
-        return _check_top(obj)
+        return _check_top(obj, limit, self.check_nesting)
 
 
 # --------------------------------------------------------------------------- JSON-lines mode
@@ -358,8 +367,7 @@ class LineDecoder(_Decoder):
             raise
         return frames
 
-    @staticmethod
-    def _decode(line: bytes) -> dict[str, Any]:
+    def _decode(self, line: bytes) -> dict[str, Any]:
         try:
             text = line.decode("utf-8")
             obj = _JSON_DECODER.decode(text)
@@ -370,4 +378,4 @@ class LineDecoder(_Decoder):
             raise _bad_frame(f"a line must hold a JSON object, not {type(obj).__name__}")
         if b"\\u" in line and _has_surrogate(obj):
             raise _bad_frame("string holds a lone surrogate (not valid Unicode)")
-        return _check_top(obj)
+        return _check_top(obj, len(line), self.check_nesting)

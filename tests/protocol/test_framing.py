@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import msgpack
 import pytest
 
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.framing import FrameDecoder, encode_frame
+from protocol.framing import MAX_NESTING, FrameDecoder, encode_frame
 
 from .helpers import frame, raw_frame
 
@@ -190,3 +191,17 @@ def test_encode_frame_limits() -> None:
         encode_frame({"x": object()}, max_size=None)
     with pytest.raises(LocalProtocolError):
         encode_frame([1], max_size=None)  # type: ignore[arg-type]
+
+
+def test_nesting_walk_can_be_left_to_msgpack_for_a_trusted_peer() -> None:
+    """A decoder told not to check nesting (a client reading its server) accepts what the
+    default one refuses; small frames, which cannot nest deep, pass both."""
+    deep: Any = "x"
+    for _ in range(MAX_NESTING + 5):
+        deep = [deep]
+    frame = encode_frame({"type": "t", "v": deep}, max_size=None)
+    with pytest.raises(RemoteProtocolError):
+        FrameDecoder(1 << 16).feed(frame)
+    assert FrameDecoder(1 << 16, check_nesting=False).feed(frame)[0]["type"] == "t"
+    small = encode_frame({"type": "act", "id": 1}, max_size=None)
+    assert FrameDecoder(1 << 16).feed(small) == [{"type": "act", "id": 1}]

@@ -243,8 +243,12 @@ async def test_a_guest_must_show_the_token(app: Any, players: Any, connect: Any)
     assert refused["type"] == "error" and refused["code"] == "BAD_TOKEN" and "token" in refused["message"]
 
 
-async def test_resuming_after_the_game_ended_gives_the_game_over(app: Any, players: Any, connect: Any) -> None:
+async def test_resuming_after_the_game_ended_gives_the_game_over(app: Any, players: Any, connect: Any,
+                                                                 monkeypatch: Any) -> None:
     """A player away while the game ended gets the final snapshot and then its game_over."""
+    import server.app
+
+    monkeypatch.setattr(server.app, "SWEEP_INTERVAL", 0.02)  # the clock plays the absent seat sooner
     clients, t = await start_playing(app, players, ["ga1", "gb1"], moves=1)
     gone, other = clients[0], clients[1]
     token = gone.token  # type: ignore[attr-defined]
