@@ -22,6 +22,7 @@ from typing import Any
 
 from .organiser import Entrant, Plan, Progress, default_out, final_report, parse_entrant, run, unique_names
 from .organiser import NAME_RE
+from .standings import Row
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -125,8 +126,13 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
     """A prompt-toolkit progress bar on a terminal; plain lines otherwise."""
     if sys.stdout.isatty():
         from prompt_toolkit.shortcuts import ProgressBar
+        from prompt_toolkit.shortcuts.progress_bar import formatters as f
 
-        bar = stack.enter_context(ProgressBar(title="shithead-tournament"))
+        # Games done of the total, the rate, and the time left (the rate includes the games of
+        # an earlier run when resuming, so the estimate starts high and settles).
+        shown = [f.Label(), f.Text(" "), f.Percentage(), f.Text(" "), f.Bar(), f.Text(" "), f.Progress(),
+                 f.Text(" games, "), f.IterationsPerSecond(), f.Text(" games/s, left "), f.TimeLeft()]
+        bar = stack.enter_context(ProgressBar(title="shithead-tournament", formatters=shown))
         counter = bar(label="games", total=1)
         state = {"done": 0}
 
@@ -137,10 +143,15 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
                 state["done"] += 1
 
         def say(text: str) -> None:
-            bar.title = text  # the last message shows above the bar
+            bar.title = text  # one line above the bar
             bar.invalidate()
 
-        return Progress(on_game, say)
+        def leaders(rows: list[Row], done: int) -> None:
+            # The bar has room for one line: the ranking with ratings; the full table comes at the end.
+            say(f"after {done} games: " + "  ".join(f"{i}. {r.name} {r.mu:.1f}±{r.rating_interval:.1f}"
+                                                    for i, r in enumerate(rows, 1)))
+
+        return Progress(on_game, say, leaders)
 
     def on_game_plain(done: int, total: int) -> None:
         if done == total or done % max(1, min(plan.every, 10)) == 0:

@@ -48,7 +48,7 @@ from client.tournament_player import TournamentPlayer
 from protocol.messages import CreateTournament, GetTournament, StartTournament
 
 from .results import ResultsFile, read_results, write_standings_json
-from .standings import GameResult, format_head_to_head, format_standings, head_to_head, standings
+from .standings import GameResult, Row, format_head_to_head, format_standings, head_to_head, standings
 
 log = logging.getLogger(__name__)
 
@@ -196,10 +196,20 @@ class Engine:
 
 @dataclass
 class Progress:
-    """Progress reports: ``on_game(done, total)`` after each game, ``say(text)`` for lines."""
+    """Progress reports: ``on_game(done, total)`` after each game, ``say(text)`` for lines,
+    ``standings(rows, done)`` every ``Plan.every`` games (by default printed as a table)."""
 
     on_game: Callable[[int, int], None]
     say: Callable[[str], None]
+    standings: Callable[[list[Row], int], None] = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.standings is None:
+            self.standings = self._print_standings
+
+    def _print_standings(self, rows: list[Row], done: int) -> None:
+        for line in format_standings(rows, title=f"after {done} games"):
+            self.say(line)
 
 
 async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> list[GameResult]:
@@ -266,10 +276,9 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                     log.warning("no record for game %d: %s", r["number"], exc)
                 progress.on_game(total, _total_games(plan))
                 if plan.every and total % plan.every == 0:
-                    write_standings_json(out / "standings.json", plan.names, standings(plan.names, finished),
-                                         finished, plan.meta())
-                    for line in format_standings(standings(plan.names, finished), title=f"after {total} games"):
-                        progress.say(line)
+                    rows = standings(plan.names, finished)
+                    write_standings_json(out / "standings.json", plan.names, rows, finished, plan.meta())
+                    progress.standings(rows, total)
             elif msg["type"] == "tournament_over" and msg["tournament"] == tid:
                 break
             elif msg["type"] == "closed":
