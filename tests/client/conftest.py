@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from client.sdk import Client
 from server.app import App
-from server.config import Limits, ServerConfig
 
 logging.getLogger("server").setLevel(logging.WARNING)
 
@@ -25,22 +23,9 @@ Connect = Callable[..., Awaitable[Client]]
 
 
 @pytest.fixture
-async def make_server(tmp_path: Path) -> AsyncIterator[MakeServer]:
-    """``await make_server(limits=Limits(...), **settings)``: a started server."""
-    apps: list[App] = []
-
-    async def make(*, limits: Limits | None = None, **settings: Any) -> App:
-        cfg = ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / f"server{len(apps)}.sqlite3"),
-                           limits=limits or Limits(), **settings)
-        app = App(cfg)
-        await app.start()
-        apps.append(app)
-        return app
-
-    yield make
-    for app in apps:
-        if not app.stopping:
-            await app.stop()
+def make_server(make_app: MakeServer) -> MakeServer:
+    """``await make_server(limits=Limits(...), **settings)``: a started server (tests/conftest.py)."""
+    return make_app
 
 
 @pytest.fixture

@@ -1,0 +1,30 @@
+"""Fixtures shared by every test package: in-process servers on 127.0.0.1 port 0."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from server.app import App
+from server.config import Limits, ServerConfig
+
+
+@pytest.fixture
+async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]]:
+    """``await make_app(limits=Limits(...), password=..., bots=host, ...)``: a started server."""
+    apps: list[App] = []
+
+    async def make(*, limits: Limits | None = None, db: str | None = None, bots: Any = None, **settings: Any) -> App:
+        cfg = ServerConfig(host="127.0.0.1", port=0, db=db or str(tmp_path / f"server{len(apps)}.sqlite3"),
+                           limits=limits or Limits(), **settings)
+        app = App(cfg, bots=bots)
+        await app.start()
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        if not app.stopping:
+            await app.stop()
