@@ -103,15 +103,16 @@ class SharedEncoding:
         head, n_top, inner_common, n_inner = mp
         if type(inner_own) is not PackedEntries:
             inner_own = PackedEntries(inner_own)
-        body = b"".join((
-            _map_header(n_top + len(own)), head,
-            _map_header(n_inner + inner_own.count), inner_common, inner_own.data,
-            _packed_entries(own) if own else b"",
-        ))
-        if max_size is not None and len(body) > max_size:
+        parts = [b"", _map_header(n_top + len(own)), head, _map_header(n_inner + inner_own.count), inner_common,
+                 inner_own.data]
+        if own:
+            parts.append(_packed_entries(own))
+        size = sum(map(len, parts))
+        if max_size is not None and size > max_size:
             raise LocalProtocolError(ErrorCode.FRAME_TOO_LARGE,
-                                     f"outgoing frame of {len(body)} bytes exceeds the limit of {max_size} bytes")
-        return _HEADER.pack(len(body)) + body
+                                     f"outgoing frame of {size} bytes exceeds the limit of {max_size} bytes")
+        parts[0] = _HEADER.pack(size)  # the length first, then one copy of everything
+        return b"".join(parts)
 
     def line(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
              max_size: int | None) -> bytes:
