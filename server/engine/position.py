@@ -114,8 +114,13 @@ def game_from(
     g.plays = [{} for _ in range(n)]
     g.hand_n = [0] * n
     for s, hand in enumerate(hands):
-        if hand:
-            g._add(s, tuple(hand))
+        # One rank at a time, low to high, so that the plays (and the legal list) come in
+        # rank order whatever order the hand was given in.
+        by_rank: dict[int, list[int]] = {}
+        for c in sorted(hand):
+            by_rank.setdefault(c >> 2, []).append(c)
+        for cards in by_rank.values():
+            g._add(s, tuple(cards))
     g.face_up = [[list(st) for st in row] for row in face_up]
     g.face_down = [list(row) for row in face_down]
     g.stock = list(stock)[::-1]  # the engine keeps the top of the stock at the end

@@ -19,13 +19,14 @@ from typing import Any
 import pytest
 
 from client.bot import Bot
-from client.bots.search import SearchBot
+from client.bots.search import SearchBot, _greedy_from_hand, _greedy_from_legal, _keep_table, greedy_rollout
 from client.bots.tracker import CardTracker, infer_rules
 from server.engine import (
     PRESETS, Game, build_deck, event_to_dict, format_action, make_rules, parse_action, parse_cards, view_for,
 )
 from server.engine.policies import greedy_policy
 from server.engine.position import game_from
+from server.engine.powers import compile_powers
 
 
 def _seed(*parts: object) -> int:
@@ -127,8 +128,12 @@ def test_infer_rules_counts_decks_and_jokers() -> None:
         rules = infer_rules(view_for(game, 0))
         for name, value in options.items():
             assert getattr(rules, name) == value
-    game = Game.new(make_rules("wikibooks"), 3, seed=1)
-    assert infer_rules(view_for(game, 0)) == make_rules("wikibooks")
+    for preset in PRESETS:  # with no overrides, the preset itself, from any view
+        rules = make_rules(preset)
+        game = Game.new(rules, rules.min_players, seed=1)
+        assert infer_rules(view_for(game, 0)) == rules
+        game.apply(0, game.legal_actions(0)[-1])
+        assert infer_rules(view_for(game, 1)) == rules
 
 
 class _RandomBot(Bot):
@@ -188,9 +193,10 @@ def test_search_finds_the_winning_burn() -> None:
     view = view_for(game, 0)
     bot = SearchBot(random.Random(1), budget=None, max_sims=40)
     bot.observe(view, [])
-    assert view["legal"] == ["play 4c", "play Ts", "take"]
+    assert sorted(view["legal"]) == ["play 4c", "play Ts", "take"]
     actions = [parse_action(t) for t in view["legal"]]
-    assert bot.heuristic(view, actions, bot._powers(view)) == 0  # greedy would play the 4
+    assert view["legal"][bot.heuristic(view, actions, bot._powers(view))] == "play 4c"  # greedy's choice
+    assert greedy_rollout(game, 0) == parse_action("play 4c")
     assert bot.choose(view) == "play Ts"
     assert bot.stats["searched"] == 1
 
@@ -203,3 +209,47 @@ def test_search_is_deterministic_with_a_seed_and_no_clock() -> None:
         play_with_bots(game, bots)
         return game.history
     assert run() == run()
+
+
+@pytest.mark.parametrize("preset", ["classic", "six_players", "gultnieks", "karma", "smeghead"])
+def test_playout_fast_path_agrees_with_the_legal_list(preset: str) -> None:
+    """The playout policy's shortcut for hand plays picks what its general form picks, and a
+    legal action, in every play-phase state of seeded games."""
+    rules = make_rules(preset)
+    kv = _keep_table(compile_powers(rules, 4))
+    for game_no in range(3):
+        rng = random.Random(_seed("fast", preset, game_no))
+        game = Game.new(rules, 4, rng=rng)
+        while game.phase != "over":
+            seat = game.current if game.phase != "setup" else game.to_act()[0]
+            if game.phase == "play" and game.hand_n[seat]:
+                fast = _greedy_from_hand(game, seat, kv)
+                assert fast == _greedy_from_legal(game, seat, kv)
+                assert fast in game.legal_actions(seat)
+            action = greedy_rollout(game, seat) if game.phase == "play" and rng.random() < 0.8 else \
+                rng.choice(game.legal_actions(seat))
+            game.apply(seat, action)
+
+
+@pytest.mark.parametrize(("preset", "seats"), [("classic", 2), ("six_players", 6), ("smeghead", 5)])
+def test_search_at_other_table_sizes(preset: str, seats: int) -> None:
+    """Heads-up and full tables: every seat a search bot, legal answers to the end."""
+    rules = make_rules(preset, {"max_actions": 500})
+    game = Game.new(rules, seats, rng=random.Random(_seed("sizes", preset, seats)))
+    bots: list[Bot] = [SearchBot(random.Random(s), budget=None, max_sims=4, rollout_cap=40) for s in range(seats)]
+    play_with_bots(game, bots)
+    assert game.outcome() is not None
+    assert all(b.stats["fallbacks"] == 0 for b in bots if isinstance(b, SearchBot))
+
+
+def test_unknown_overrides_fall_back_to_legal_heuristic_moves() -> None:
+    """An override the view does not show (here ``ten_anywhere: false``) makes the assumed
+    rules list other actions at some point: the bot notices and answers from the view."""
+    rules = make_rules("classic", {"ten_anywhere": False, "max_actions": 500})
+    fallbacks = 0
+    for game_no in range(3):
+        game = Game.new(rules, 3, rng=random.Random(_seed("override", game_no)))
+        bots: list[Bot] = [SearchBot(random.Random(s), budget=None, max_sims=4, rollout_cap=40) for s in range(3)]
+        play_with_bots(game, bots)
+        fallbacks += sum(b.stats["fallbacks"] for b in bots if isinstance(b, SearchBot))
+    assert fallbacks > 0
