@@ -26,20 +26,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import secrets
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
-import secrets
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
 from protocol.connection import Connection, ConnectionState, check_version
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
-    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTournament, GetTournament, ListTournaments, Register,
-    StartTournament, CreateTable, GetRecord, Hello, Join, Joined, Leave, ListTables,
-    LoggedIn, Login, Message, Ok, Ping, Pong, Record, Resume, Start, TableCreated, Tables, Watch,
-    Watching, Welcome,
+    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, CreateTournament, GetRecord, GetTournament, Hello, Join,
+    Joined, Leave, ListTables, ListTournaments, LoggedIn, Login, Message, Ok, Ping, Pong, Record, Register,
+    Resume, Start, StartTournament, TableCreated, Tables, Watch, Watching, Welcome,
 )
 from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
 from server.config import ServerConfig

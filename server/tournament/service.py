@@ -114,6 +114,8 @@ class TournamentService:
                                  password=password)
             except Exception as exc:
                 log.warning("bundled bot %s could not enter tournament %d: %s", name, t.id, exc)
+            finally:
+                app.house_logins.pop(name, None)  # used or failed: never good again
         app._spawn(run())
 
     def register(self, s: ClientSession, msg: Register) -> None:
