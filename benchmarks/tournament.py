@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.bots import make_bot  # noqa: E402
-from server.engine import Game, event_to_dict, make_rules, parse_action  # noqa: E402
+from server.engine import Series, event_to_dict, make_rules, parse_action  # noqa: E402
 from server.engine.view import view_for  # noqa: E402
 from server.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
 from server.tournament.schedule import schedule  # noqa: E402
@@ -45,7 +45,7 @@ def in_process(games: int, seed: int) -> tuple[float, int, int]:
     actions = 0
     began = time.perf_counter()
     for spec in specs:
-        game = Game.new(rules, 4, seed=spec.seed)
+        game = Series(rules, 4, seed=spec.seed).start_game()  # dealt exactly as a table with that seed
         bots = [make_bot(kinds[name], random.Random(f"{seed}:{name}:{spec.number}")) for name in spec.seats]
         events: list[dict] = []
         for s, bot in enumerate(bots):
@@ -106,8 +106,8 @@ def main() -> None:
     ratio = (games_s / secs_s) / (games_i / secs_i)
     print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.3: {'met' if ratio >= 0.3 else 'NOT met'})")
     if acts_s != acts_i:
-        print(f"note: the two runs played {acts_i:,} and {acts_s:,} actions (the same deals and seeded bots; "
-              "a difference means a clock ran out somewhere)")
+        print(f"note: the two runs played {acts_i:,} and {acts_s:,} actions; the same deals and seeded bots "
+              "give the same games, so some clock must have run out over the server")
 
 
 if __name__ == "__main__":
