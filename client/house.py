@@ -66,13 +66,18 @@ class HouseBots:
             log.error("house bot %s failed: %s", task.get_name(), task.exception())
 
     async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str) -> int:
-        """Log ``bot`` in as ``name``, seat it at ``table`` and let it play there (for ever:
-        it stays for every game of the table's series). Returns its seat."""
+                   password: str, token: str | None = None) -> int:
+        """Log ``bot`` in as ``name``, seat it at ``table`` (with ``token``: take back the seat
+        it held before the server restarted) and let it play there (for ever: it stays for every
+        game of the table's series). Returns its seat."""
         client = await self._login(bot, host, port, name, password)
         runner = BotRunner(make_bot(bot), client, think_in_thread=bot in _SLOW)
         try:
-            taken = await runner.join(table, seat)
+            if token is not None:
+                taken = (await client.resume(table, token)).seat
+                runner.attach(table, taken)
+            else:
+                taken = await runner.join(table, seat)
         except BaseException:
             await client.close()
             raise

@@ -55,7 +55,7 @@ import random
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from protocol.connection import Connection, Mode, Role
 from protocol.errors import FATAL, ErrorCode, RemoteProtocolError
@@ -134,8 +134,9 @@ class _Wire(asyncio.Protocol):
         self.lost = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport  # (asyncio sets TCP_NODELAY on TCP sockets itself)
+        # Rely on the transport's interface, not its class: uvloop's transports do not
+        # subclass asyncio.Transport. (asyncio and uvloop set TCP_NODELAY themselves.)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.client._on_data(self, data)

@@ -107,12 +107,16 @@ LIMIT_HELP: dict[str, str] = {
 SETTING_HELP: dict[str, str] = {
     "host": "Address to listen on (`--host`); every interface by default.",
     "port": "TCP port (`--port`; 0 picks a free one).",
-    "db": "SQLite file with accounts and finished games (`--db`).",
+    "db": "SQLite file with accounts, finished games and the live state of tables (`--db`).",
     "password": "Server password asked in `login.server_password` (`--password`); none: open.",
     "allow_guests": "Whether `login` with `guest: true` is allowed (`--no-guests`).",
     "log_level": "DEBUG, INFO, WARNING or ERROR (`--log-level`).",
     "reconnect_grace": "Seconds an absent seat's clock runs normally; after that the server"
                        " plays for it at once (`--reconnect-grace`).",
+    "restart_grace": "Seconds added to every running clock when the server starts again with games"
+                     " in progress, for everyone to reconnect (`--restart-grace`).",
+    "synchronous": "SQLite `synchronous`: `normal` (a server crash loses nothing acknowledged, a power"
+                   " cut can lose the last seconds) or `full` (each commit synced to the disk; `--sync`).",
     "action_seconds": "Clock per action of a table that does not set `action_seconds`"
                       " (`--action-seconds`).",
     "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",

@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     AUTH_FAILED = "AUTH_FAILED"
     SERVER_PASSWORD_REQUIRED = "SERVER_PASSWORD_REQUIRED"
     GUESTS_NOT_ALLOWED = "GUESTS_NOT_ALLOWED"
+    LOGIN_THROTTLED = "LOGIN_THROTTLED"
     # Connection limits.
     RATE_LIMITED = "RATE_LIMITED"
     TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
@@ -73,6 +74,7 @@ class ErrorCode(StrEnum):
     NOT_INVITED = "NOT_INVITED"
     # Server side.
     SHUTTING_DOWN = "SHUTTING_DOWN"
+    STORAGE_FAILED = "STORAGE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -137,6 +139,11 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ),
     ErrorCode.GUESTS_NOT_ALLOWED: (
         "Guest logins are switched off on this server. Log in with a name and password."
+    ),
+    ErrorCode.LOGIN_THROTTLED: (
+        "Too many failed logins for this name or from this address: no password is checked until"
+        " retry_after seconds have passed (the delay doubles with each failure, up to a few"
+        " minutes). A login that carries a seat token of this name (login.token) is not delayed."
     ),
     ErrorCode.RATE_LIMITED: (
         "Too many requests or login attempts. Wait retry_after seconds, then retry."
@@ -220,6 +227,11 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ),
     ErrorCode.SHUTTING_DOWN: (
         "The server is shutting down. Reconnect later and resume; the connection is closed."
+    ),
+    ErrorCode.STORAGE_FAILED: (
+        "The server cannot write to its database (the disk is full or failing), so it takes no"
+        " actions: nothing acknowledged is lost, and play goes on by itself once it can write"
+        " again. Retry after retry_after seconds."
     ),
     ErrorCode.INTERNAL_ERROR: (
         "A bug in the server; the request was not carried out. Report it; the connection"

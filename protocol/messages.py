@@ -36,6 +36,7 @@ __all__ = [
     "MESSAGE_CLASSES",
     "NAME_PATTERN",
     "PROTOCOL_VERSION",
+    "PresenceEvent",
     "S2C",
     "SUPPORTED_VERSIONS",
     "Direction",
@@ -163,6 +164,11 @@ class Login(Message):
     bot: bool = fld(Kind.BOOL, default=False, doc="This client is a program, not a person.")
     server_password: str | None = _password(
         "The server's own password, when welcome.password_required is true."
+    )
+    token: str | None = fld(
+        Kind.STR, default=None, max_len=128,
+        doc="A seat token held by this name: the login is then not delayed by the failed-login"
+            " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat.",
     )
 
 
@@ -495,7 +501,8 @@ class Error(Message):
     code: ErrorCode = fld(Kind.STR, enum=ErrorCode, doc="Stable error code.")
     message: str = fld(Kind.STR, doc="Explanation for people.")
     retry_after: float | None = fld(
-        Kind.FLOAT, default=None, lo=0, doc="RATE_LIMITED: seconds to wait."
+        Kind.FLOAT, default=None, lo=0,
+        doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED: seconds to wait before retrying."
     )
     reason: str | None = fld(
         Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code."
@@ -633,6 +640,46 @@ class TournamentOver(Message):
     DIRECTION = Direction.S2C
     tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
     info: dict[str, Any] = fld(Kind.MAP, doc="The final tournament info (as in tournament).")
+
+
+class PresenceEvent(StrEnum):
+    """What happened to a seat's player (the ``event`` of ``presence``)."""
+
+    DROPPED = "dropped"
+    RETURNED = "returned"
+    REPLACED = "replaced"
+
+
+@wire_message
+class Presence(Message):
+    """Pushed to everyone at a table, spectators included: a seated player's connection dropped,
+    the player came back, or the owner handed the absent player's seat to a bot."""
+
+    TYPE = "presence"
+    DIRECTION = Direction.S2C
+    table: int = _table()
+    seat: int = fld(Kind.INT, lo=0, hi=MAX_SEATS - 1, doc="The seat.")
+    name: str = fld(Kind.STR, doc="The seat's player.")
+    event: PresenceEvent = fld(Kind.STR, enum=PresenceEvent, doc="dropped, returned or replaced.")
+    bot: str | None = fld(
+        Kind.STR, default=None,
+        doc="replaced: the bot now playing the seat; returned: the bot that gave it back.",
+    )
+
+
+@wire_message
+class GoingAway(Message):
+    """Pushed to every connection when the server stops (Ctrl-C, SIGTERM): it takes no more
+    actions, has saved everything it acknowledged, and closes the connection after this."""
+
+    TYPE = "going_away"
+    DIRECTION = Direction.S2C
+    reason: str = fld(Kind.STR, doc="Why, for people.")
+    returning: bool = fld(
+        Kind.BOOL,
+        doc="Tables and games are saved and come back when the server is started again on the"
+            " same database: keep reconnecting (with back-off) to take your seats back.",
+    )
 
 
 @wire_message
@@ -887,7 +934,7 @@ EXAMPLES: dict[str, Message] = {
         server="shithead-server 0.1",
         limits={"max_frame_in": 4096, "max_frame_in_before_login": 1024, "max_frame_out": 1048576,
                 "rate_per_second": 100.0, "rate_burst": 200, "handshake_timeout": 10.0, "idle_timeout": 300.0,
-                "reconnect_grace": 120.0, "max_output_buffer": 4194304},
+                "reconnect_grace": 120.0, "restart_grace": 30.0, "max_output_buffer": 4194304},
         capabilities=("json_lines", "resume", "clocks", "spectators", "records"),
         password_required=False,
     ),
@@ -937,6 +984,8 @@ EXAMPLES: dict[str, Message] = {
                            "players": ["alice", "bob"], "times": [1.5, 2.25]}},
     ),
     "pong": Pong(id=13),
+    "presence": Presence(table=7, seat=2, name="carol", event=PresenceEvent.REPLACED, bot="greedy-4"),
+    "going_away": GoingAway(reason="the server is stopping (SIGTERM)", returning=True),
 }
 
 assert set(EXAMPLES) == set(C2S) | set(S2C), "every message type needs one example"

@@ -17,6 +17,7 @@ import sys
 
 from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
+from server.store import StoreError
 
 
 def lan_addresses() -> list[str]:
@@ -57,6 +58,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-guests", dest="allow_guests", action="store_false", default=None,
                    help="refuse guest logins")
     p.add_argument("--reconnect-grace", type=float, help="seconds a dropped player's seat waits (default 120)")
+    p.add_argument("--restart-grace", type=float,
+                   help="seconds added to running clocks when games are restored at start (default 30)")
+    p.add_argument("--sync", dest="synchronous", choices=["normal", "full"],
+                   help="normal (default): a server crash loses nothing acknowledged, a power cut can lose "
+                        "the last seconds; full: every commit is synced to the disk (slower)")
     p.add_argument("--action-seconds", type=float, help="default time per action for new tables (default 60)")
     p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
     return p.parse_args(argv)
@@ -71,17 +77,23 @@ async def serve(config: ServerConfig) -> None:
     await app.start()
     host = config.host
     print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)
+    if app.tables or app.tournaments.tournaments:
+        running = sum(t.running for t in app.tables.values())
+        print(f"  restored {len(app.tables)} tables ({running} games in progress) and "
+              f"{len(app.tournaments.tournaments)} tournaments; players have {config.restart_grace:g} s more on "
+              f"their clocks to come back", flush=True)
     if host in ("0.0.0.0", "::", ""):
         for addr in lan_addresses():
             print(f"  players on your network connect to {addr}:{app.port}", flush=True)
     stop = asyncio.Event()
+    why: list[str] = []
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    for sig, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
+        loop.add_signal_handler(sig, lambda name=name: (why.append(name), stop.set()))
     await stop.wait()
     print("shutting down: finishing writes ...", flush=True)
-    await app.stop()
-    print("stopped", flush=True)
+    await app.stop(f"the server is stopping ({why[0] if why else 'stop'})")
+    print("stopped: tables and games are saved for the next start", flush=True)
 
 
 def _use_uvloop_if_installed() -> None:
@@ -101,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = ServerConfig.load(args.config, host=args.host, port=args.port, db=args.db, password=args.password,
                                    allow_guests=args.allow_guests, reconnect_grace=args.reconnect_grace,
+                                   restart_grace=args.restart_grace, synchronous=args.synchronous,
                                    action_seconds=args.action_seconds, log_level=args.log_level)
     except (OSError, ValueError) as exc:
         print(f"shithead-server: {exc}", file=sys.stderr)
@@ -109,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     _use_uvloop_if_installed()
     try:
         asyncio.run(serve(config))
+    except StoreError as exc:
+        print(f"shithead-server: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"shithead-server: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
         return 1

@@ -37,7 +37,8 @@ from protocol.connection import Connection, ConnectionState, check_version
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, CreateTournament, GetRecord, GetTournament, Hello, Join,
-    Joined, Leave, ListTables, ListTournaments, LoggedIn, Login, Message, Ok, Ping, Pong, Record, Register,
+    GoingAway, Joined, Leave, ListTables, ListTournaments, LoggedIn, Login, Message, Ok, Ping, Pong, Record,
+    Register,
     Resume, Start, StartTournament, TableCreated, Tables, Watch, Watching, Welcome,
 )
 from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
@@ -45,6 +46,8 @@ from server.config import ServerConfig
 from server.engine import RulesError, check_seats, make_rules, parse_cards
 from server.engine.cards import CardError
 from server.engine.deal import check_deck
+from server.durability import Durability, Restored
+from server.journal import Journal
 from server.store import Store
 from server.table import FinishedGame, Outbox, StateOut, Table, TableError
 from server.tournament.service import TournamentService
@@ -53,6 +56,15 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "shithead-server 0.1"
 SWEEP_INTERVAL = 0.5
+HEARTBEAT_EVERY = 4
+"""Sweeps between heartbeats (2 s): after a crash, clocks resume from the last one."""
+STORAGE_RETRY = 1.0
+"""Seconds a client waits before retrying while the database cannot be written."""
+
+
+#: Requests refused with STORAGE_FAILED while the database cannot be written.
+_WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, CreateTournament, Register,
+                     StartTournament})
 
 
 class ClientSession(asyncio.Protocol):
@@ -68,8 +80,8 @@ class ClientSession(asyncio.Protocol):
         self.name = ""
         self.bot = False
         self.guest = False
-        self.house = False
-        """Logged in as one of this server's bundled bots."""
+        self.house: str | None = None
+        """The bot's kind when logged in as one of this server's bundled bots."""
         self.logged_in = False
         # While an answer is prepared off the event loop's turn (login, a record from disk, a
         # bot taking its seat), later requests wait here so that answers keep their order.
@@ -81,6 +93,9 @@ class ClientSession(asyncio.Protocol):
         self.tokens = float(lim.rate_burst)
         self.refilled = now
         self.closing = False
+        # Output that waits for a commit (see server.journal): (batch number, bytes), in order.
+        self.held: list[tuple[int, bytes]] = []
+        self.close_when_released = False
 
     def __repr__(self) -> str:
         return f"<session {self.name or '-'} {self.address}>"
@@ -148,8 +163,18 @@ class ClientSession(asyncio.Protocol):
         if chunks:
             self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
+    def send_now(self, msg: Message) -> None:
+        """Send ``msg`` ahead of anything held for a commit (it must reveal no uncommitted state)."""
+        if self.closing or self.transport is None:
+            return
+        try:
+            self._put(self.conn.send(msg))
+        except LocalProtocolError:
+            log.debug("not sending %s to %r: connection is %s", msg.TYPE, self, self.conn.state)
+
     def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
-              retry_after: float | None = None, reason: str | None = None, table: int | None = None) -> None:
+              retry_after: float | None = None, reason: str | None = None, table: int | None = None,
+              now: bool = False) -> None:
         if self.closing or self.transport is None:
             return
         try:
@@ -160,11 +185,42 @@ class ClientSession(asyncio.Protocol):
             log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
             self.close()
             return
-        self._write(data)
+        if now:
+            self._put(data)
+        else:
+            self._write(data)
         if self.conn.closed:
             self.close()
 
     def _write(self, data: bytes) -> None:
+        """Write ``data``, or hold it while what it may tell is not committed yet."""
+        if self.transport is None or self.closing:
+            return
+        need = self.app.journal.barrier if self.app.journal is not None else 0
+        if need or self.held:
+            if self.held and self.held[-1][0] > need:
+                need = self.held[-1][0]  # never overtake what waits already
+            if need > self.app.journal.committed:  # type: ignore[union-attr]
+                self.held.append((need, data))
+                self.app.held.add(self)
+                return
+        self._put(data)
+
+    def release(self, committed: int) -> bool:
+        """Write what was held for batches up to ``committed``; True when nothing is held."""
+        held = self.held
+        i = 0
+        while i < len(held) and held[i][0] <= committed:
+            i += 1
+        if i:
+            data = b"".join(d for _, d in held[:i])
+            del held[:i]
+            self._put(data)
+        if not held and self.close_when_released:
+            self.close()
+        return not held
+
+    def _put(self, data: bytes) -> None:
         transport = self.transport
         if transport is None or self.closing:
             return
@@ -175,6 +231,9 @@ class ClientSession(asyncio.Protocol):
             transport.abort()
 
     def close(self) -> None:
+        if self.held and not self.closing:
+            self.close_when_released = True  # after what it was told is committed and sent
+            return
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
         self.closing = True
@@ -205,9 +264,10 @@ class BotHost(Protocol):
         ...
 
     async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str) -> int:
-        """Start ``bot``, seat it at ``table`` (``seat`` or the first free one) and return its seat
-        once it sits there; it then plays until its table goes away. Raises on failure."""
+                   password: str, token: str | None = None) -> int:
+        """Start ``bot``, seat it at ``table`` (``seat`` or the first free one; with ``token``, it
+        resumes the seat that token holds) and return its seat once it sits there; it then plays
+        until its table goes away. Raises on failure."""
         ...
 
     async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
@@ -226,8 +286,9 @@ class App:
     def __init__(self, config: ServerConfig, *, bots: BotHost | None = None) -> None:
         self.config = config
         self.bots = bots
-        # One-time logins for the bundled bots add_bot starts: name -> password.
+        # One-time logins for the bundled bots add_bot starts: name -> password, and their kinds.
         self.house_logins: dict[str, str] = {}
+        self.house_kinds: dict[str, str] = {}
         self.next_house_bot = 1
         self.tournaments = TournamentService(self)
         self.sessions: set[ClientSession] = set()
@@ -238,6 +299,10 @@ class App:
         self.db_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
         self.hasher = PasswordHasher(limit=config.limits.scrypt_concurrency)
         self.store: Store | None = None
+        self.durable: Durability | None = None
+        self.journal: Journal | None = None
+        self.held: set[ClientSession] = set()
+        """Sessions with output waiting for a commit."""
         self.server: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -246,12 +311,93 @@ class App:
     # --- lifecycle
 
     async def start(self) -> None:
+        """Open the database (raises :class:`server.store.StoreError`), bring back the tables and
+        tournaments it holds, listen, and seat the bundled bots of restored tables again."""
         loop = asyncio.get_running_loop()
-        self.store = await loop.run_in_executor(self.db_thread, Store, self.config.db)
-        self.next_game_id = await self.db(self.store.last_game_id) + 1
+        try:
+            self.store = await loop.run_in_executor(self.db_thread, lambda: Store(
+                self.config.db, synchronous=self.config.synchronous))
+        except BaseException:
+            self.db_thread.shutdown(wait=False)
+            raise
+        self.durable = Durability(self.store, self.db_thread, tables=self.tables,
+                                  tournaments=self.tournaments.tournaments, counters=self._counters,
+                                  on_commit=self._committed, on_failure=self._storage_failed,
+                                  on_recovery=self._storage_recovered)
+        self.journal = self.durable.journal
+        restored = await self.db(self.durable.load, grace=self.config.restart_grace)
+        last_game = await self.db(self.store.last_game_id)
+        self._restore(restored, last_game)
         self.server = await loop.create_server(lambda: ClientSession(self), self.config.host, self.config.port,
                                                reuse_address=True)
         self._sweeper = asyncio.create_task(self._sweep())
+        self._seat_house_bots()
+
+    def _counters(self) -> dict[str, int]:
+        return {"table": self.next_table_id, "game": self.next_game_id, "house_bot": self.next_house_bot,
+                "tournament": self.tournaments.next_id}
+
+    def _restore(self, r: Restored, last_game: int) -> None:
+        for t in r.tables:
+            self.tables[t.id] = t
+        for tour in r.tournaments:
+            self.tournaments.restored(tour)
+        for t in r.tables:
+            if t.tournament is not None:
+                self.tournaments.table_restored(t)
+        c = r.counters
+        self.next_table_id = max([c.get("table", 1), *(t.id + 1 for t in r.tables)])
+        self.next_game_id = max([c.get("game", 1), last_game + 1, *(t.game_id + 1 for t in r.tables)])
+        self.next_house_bot = c.get("house_bot", 1)
+        self.tournaments.next_id = max([c.get("tournament", 1), *(t.id + 1 for t in r.tournaments)])
+        running = sum(t.running for t in r.tables)
+        if r.tables or r.tournaments:
+            log.info("restored %d tables (%d games in progress) and %d tournaments from %s; players have %g s "
+                     "more on their clocks to come back", len(r.tables), running, len(r.tournaments), self.config.db,
+                     self.config.restart_grace)
+
+    def _seat_house_bots(self) -> None:
+        """Restart the bundled bots that held seats (or tournament places) before a restart."""
+        if self.bots is None:
+            return
+        for t in self.tables.values():
+            if t.tournament is not None:
+                continue  # a tournament's bots register again and get their seats back
+            for i, st in enumerate(t.seats):
+                if st is not None and st.house is not None and st.session is None:
+                    token, st.token_hash = new_token()
+                    self.durable.table_changed(t)  # type: ignore[union-attr]
+                    self._run_house_bot(st.house, st.name, table=t, seat=i, token=token)
+        self.tournaments.restart_house_bots()
+
+    def _run_house_bot(self, kind: str, name: str, *, table: Table, seat: int | None, token: str | None = None,
+                       request: tuple[ClientSession, int] | None = None) -> None:
+        """Start bundled bot ``kind`` as ``name`` at ``table`` (a join, or with ``token`` a resume);
+        ``request`` is the add_bot to answer once it sits (or failed to)."""
+        assert self.bots is not None
+        bots = self.bots
+        password = secrets.token_urlsafe(24)
+        self.house_logins[name] = password
+        self.house_kinds[name] = kind
+
+        async def run() -> None:
+            try:
+                await bots.seat(kind, host=self.local_host, port=self.port, table=table.id, seat=seat, name=name,
+                                password=password, token=token)
+            except Exception as exc:
+                log.warning("bot %s could not take a seat at table %d: %s", name, table.id, exc)
+                if request is not None:
+                    code = exc.code if isinstance(exc, TableError) else ErrorCode.SEAT_TAKEN
+                    request[0].error(code, f"the bot could not take a seat: {exc}", request[1])
+            else:
+                if request is not None:
+                    request[0].send(Ok(id=request[1]))
+            finally:
+                self.house_logins.pop(name, None)
+        if request is not None:
+            self._answer_later(request[0], run())
+        else:
+            self._spawn(run())
 
     @property
     def port(self) -> int:
@@ -264,23 +410,49 @@ class App:
         host = self.config.host
         return "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
 
-    async def stop(self) -> None:
-        """Stop accepting, tell every client, close them, and finish every pending write."""
+    async def stop(self, reason: str = "the server is stopping") -> None:
+        """Stop taking requests, finish every pending write, tell every client (``going_away``),
+        close them, and close the database. Tables and games stay in it for the next start."""
         self.stopping = True
         if self.server is not None:
             self.server.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self.journal is not None:
+            self.durable.heartbeat()  # type: ignore[union-attr]
+            if not await self.journal.drain(timeout=10.0):
+                log.error("the database could not be written before stopping: the last actions were not "
+                          "acknowledged and are not kept")
+        bye = GoingAway(reason=f"{reason}; tables and games are saved and come back when it starts again",
+                        returning=True)
+        for s in list(self.sessions):
+            s.held.clear()  # (only if the last commit failed: nothing of it was acknowledged)
+            s.send(bye)
+            s.close()
         if self.bots is not None:
             await self.bots.stop()
-        for s in list(self.sessions):
-            s.error(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
-            s.close()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.get_running_loop().run_in_executor(None, self.db_thread.shutdown, True)
         if self.store is not None:
             self.store.close()
+
+    # --- the journal's callbacks
+
+    def _committed(self, batch: int) -> None:
+        """Send what waited for ``batch``."""
+        for s in list(self.held):
+            if s.release(batch) or s.closing:
+                self.held.discard(s)
+
+    def _storage_failed(self, exc: BaseException) -> None:
+        """The database cannot be written: play pauses (act and the clocks) until it can."""
+
+    def _storage_recovered(self, stalled: float) -> None:
+        """Play goes on: the time the database could not be written is given back to the clocks."""
+        for t in self.tables.values():
+            if t.running:
+                t.turn_started += stalled
 
     async def db(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run a store call on the writer thread."""
@@ -324,9 +496,12 @@ class App:
         if s not in self.sessions:
             return
         self.sessions.discard(s)
+        self.held.discard(s)
         self.per_address[s.address] -= 1
         if self.per_address[s.address] <= 0:
             del self.per_address[s.address]
+        if self.stopping:
+            return  # every seat is away after the restart anyway
         out = Outbox()
         now = time.monotonic()
         for t in self.tables.values():
@@ -336,7 +511,10 @@ class App:
         self.tournaments.disconnected(s)
 
     def flush(self, out: Outbox) -> None:
-        """Send what the coordinators queued: in order, one write per session."""
+        """Journal what the coordinators changed, then send what they queued: in order, one
+        write per session (held by the sessions until the journal has committed it)."""
+        if out.saves:
+            self.durable.save(out.saves)  # type: ignore[union-attr]
         batches: dict[ClientSession, list[Message | StateOut]] = {}
         for session, msg in out.items:
             batch = batches.get(session)  # type: ignore[call-overload]
@@ -352,6 +530,16 @@ class App:
     def handle(self, s: ClientSession, msg: Message) -> None:
         """Answer one validated message; a failure here never escapes to other sessions."""
         try:
+            if self.stopping:
+                s.send_now(GoingAway(reason="the server is stopping", returning=True))
+                s.close()
+                return
+            if self.journal is not None and self.journal.failed is not None and type(msg) in _WRITES:
+                # Sent at once (ahead of answers that wait for the database): it reveals nothing.
+                s.error(ErrorCode.STORAGE_FAILED, "the server cannot write to its database (disk full?): "
+                        "play is paused until it can; nothing acknowledged is lost", getattr(msg, "id", None),
+                        retry_after=STORAGE_RETRY, now=True)
+                return
             self._handle(s, msg)
         except TableError as exc:
             s.error(exc.code, exc.message, getattr(msg, "id", None), reason=exc.reason)
@@ -392,7 +580,7 @@ class App:
                 "max_frame_out": lim.max_frame_out, "rate_per_second": lim.rate_per_second,
                 "rate_burst": lim.rate_burst, "handshake_timeout": lim.handshake_timeout,
                 "idle_timeout": lim.idle_timeout, "reconnect_grace": self.config.reconnect_grace,
-                "max_output_buffer": lim.max_output_buffer}
+                "restart_grace": self.config.restart_grace, "max_output_buffer": lim.max_output_buffer}
 
     async def _login(self, s: ClientSession, msg: Login) -> None:
         try:
@@ -411,7 +599,8 @@ class App:
             del self.house_logins[msg.name]
             if s.closing:
                 return
-            s.name, s.bot, s.guest, s.house, s.logged_in = msg.name, True, True, True, True
+            s.name, s.bot, s.guest, s.logged_in = msg.name, True, True, True
+            s.house = self.house_kinds.get(msg.name, "bot")
             s.send(LoggedIn(id=msg.id, name=s.name, guest=True, bot=True))
             return
         if cfg.password is not None:
@@ -479,6 +668,7 @@ class App:
                       seed=msg.seed, deck=deck)
         self.tables[table.id] = table
         self.next_table_id += 1
+        self.durable.table_changed(table)  # type: ignore[union-attr]
         log.info("%s created table %d %r (%s, %d seats)", s.name, table.id, msg.name, msg.preset, msg.seats)
         s.send(TableCreated(id=msg.id, table=table.id))
 
@@ -495,7 +685,7 @@ class App:
         s.send(Ok(id=msg.id))
         self.flush(out)
         if not any(t.seats) and not t.watchers and not t.running:
-            del self.tables[t.id]
+            self.drop_table(t.id)
 
     def _watch(self, s: ClientSession, msg: Watch) -> None:
         out = Outbox()
@@ -565,25 +755,7 @@ class App:
             raise TableError(ErrorCode.TABLE_FULL, "no free seat at this table")
         name = f"{msg.bot}-{self.next_house_bot}"
         self.next_house_bot += 1
-        password = secrets.token_urlsafe(24)
-        self.house_logins[name] = password
-        assert self.bots is not None
-        bots = self.bots
-
-        async def run() -> None:
-            try:
-                await bots.seat(msg.bot, host=self.local_host, port=self.port, table=t.id, seat=msg.seat,
-                                name=name, password=password)
-            except TableError as exc:
-                s.error(exc.code, exc.message, msg.id)
-            except Exception as exc:
-                log.warning("bot %s could not take a seat at table %d: %s", name, t.id, exc)
-                s.error(ErrorCode.SEAT_TAKEN, f"the bot could not take a seat: {exc}", msg.id)
-            else:
-                s.send(Ok(id=msg.id))
-            finally:
-                self.house_logins.pop(name, None)
-        self._answer_later(s, run())
+        self._run_house_bot(msg.bot, name, table=t, seat=msg.seat, request=(s, msg.id))
 
     def _get_record(self, s: ClientSession, msg: GetRecord) -> None:
         async def fetch() -> None:
@@ -608,24 +780,25 @@ class App:
     # --- storage and timers
 
     def _game_over(self, table: Table, g: FinishedGame) -> None:
-        self._store_game(g)
+        """Store the record in the batch of the game's last action, then tell the tournament."""
+        self.durable.game_finished(g)  # type: ignore[union-attr]
         self.tournaments.game_finished(table, g)
 
-    def _store_game(self, g: FinishedGame) -> None:
-        assert self.store is not None
-        fut = self.db_thread.submit(self.store.save_game, game_id=g.game_id, table_name=g.table_name,
-                                    preset=g.preset, players=g.players, record=g.record, result=g.result,
-                                    started=time.time() - (time.monotonic() - g.started), ended=time.time())
-        def done(f: Any) -> None:
-            if f.exception() is not None:
-                log.error("storing game %d failed: %s", g.game_id, f.exception())
-        fut.add_done_callback(done)
+    def drop_table(self, table_id: int) -> None:
+        """Close a table (its live rows go in the same batch)."""
+        if self.tables.pop(table_id, None) is not None:
+            self.durable.table_gone(table_id)  # type: ignore[union-attr]
 
     async def _sweep(self) -> None:
         lim = self.config.limits
+        beats = 0
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
             now = time.monotonic()
+            beats += 1
+            if beats % HEARTBEAT_EVERY == 0 and self.journal is not None and self.journal.failed is None:
+                self.durable.heartbeat()  # type: ignore[union-attr]
+            paused = self.journal is not None and self.journal.failed is not None
             try:
                 for s in list(self.sessions):
                     if not s.logged_in and now - s.connected_at > lim.handshake_timeout:
@@ -637,8 +810,8 @@ class App:
                 for t in list(self.tables.values()):
                     if not t.running and t.abandoned(now, self.config.reconnect_grace):
                         log.info("removing abandoned table %d %r", t.id, t.name)
-                        del self.tables[t.id]
-                    elif t.running:
+                        self.drop_table(t.id)
+                    elif t.running and not paused:
                         out = Outbox()
                         finished = t.tick(now, self.config.reconnect_grace, out)
                         self.flush(out)

@@ -64,6 +64,12 @@ class ServerConfig:
     log_level: str = "INFO"
     reconnect_grace: float = 120.0
     """Seconds a dropped player's seat is kept for a reconnect."""
+    restart_grace: float = 30.0
+    """Seconds added to every running clock when the server starts again with games in progress,
+    for everyone to reconnect."""
+    synchronous: str = "normal"
+    """SQLite's ``synchronous``: ``normal`` (a crash of the server loses nothing acknowledged; a
+    power cut can lose the last seconds) or ``full`` (every commit synced to the disk)."""
     action_seconds: float = 60.0
     """Default per-action clock of a new table (tables may set their own)."""
     bank_seconds: float = 0.0

@@ -1,8 +1,28 @@
-"""SQLite storage in one file: accounts and the records of finished games.
+"""SQLite storage in one file: accounts, finished games, and the live state of the server.
 
 The embedded default: no other service is needed. :class:`Store` is synchronous and not
 thread-safe by itself; the asyncio shell drives it from one dedicated writer thread, so
 writes never block the event loop and all of them are finished before shutdown.
+
+What is kept (schema version 2):
+
+* ``accounts`` and ``games`` (finished games' records), as in version 1;
+* the **live state**, written as it happens by :mod:`server.journal`: ``live_tables`` (one
+  JSON snapshot per open table: settings, seats with token hashes, series, clocks), ``live_games``
+  (the latest deal of each table: deck, dealer, the series' random state after dealing) and
+  ``live_actions`` (every action applied in the game in progress), ``live_tournaments`` and
+  ``meta`` (id counters, the last heartbeat). :mod:`server.persist` turns these rows back into
+  tables and tournaments.
+
+Durability: WAL with ``synchronous=NORMAL`` (a commit is in the operating system's hands when
+it returns: a crash or ``kill -9`` of the server loses nothing committed; a power cut or an
+operating-system crash can lose the last commits before the WAL's next checkpoint, never
+leaving the file inconsistent). ``synchronous = "full"`` in the configuration syncs every
+commit to the disk as well.
+
+Opening checks the file: a file that is not a database, a database of a newer schema, one that
+another server holds, or one that cannot be written raises :class:`StoreError` with one line
+naming the file and the problem. Version 1 databases are migrated in place.
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
 done by the caller (see :mod:`server.auth`), which runs it in an executor.
@@ -12,17 +32,24 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_SCHEMA = """
+_SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS accounts (
     name     TEXT PRIMARY KEY COLLATE NOCASE,
     salt     BLOB NOT NULL,
@@ -42,6 +69,43 @@ CREATE TABLE IF NOT EXISTS games (
 );
 """
 
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS meta (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL                -- JSON
+);
+CREATE TABLE IF NOT EXISTS live_tables (
+    id        INTEGER PRIMARY KEY,
+    snapshot  TEXT NOT NULL             -- JSON: server.persist.table_snapshot()
+);
+CREATE TABLE IF NOT EXISTS live_games (
+    table_id  INTEGER PRIMARY KEY,
+    deal      TEXT NOT NULL,            -- JSON: server.persist.deal_of()
+    rng       BLOB                      -- the series' random state after this deal
+);
+CREATE TABLE IF NOT EXISTS live_actions (
+    table_id  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,         -- 0-based index in the game's history
+    seat      INTEGER NOT NULL,
+    action    TEXT NOT NULL,
+    t         REAL NOT NULL,            -- seconds since the deal
+    timeout   INTEGER NOT NULL,         -- played by the clock
+    bank      REAL NOT NULL,            -- the acting seat's bank after it
+    PRIMARY KEY (table_id, n)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_tournaments (
+    id        INTEGER PRIMARY KEY,
+    snapshot  TEXT NOT NULL             -- JSON: server.persist.tournament_snapshot()
+);
+"""
+
+#: A write for :meth:`Store.write_batch`: SQL and its parameters.
+Op = tuple[str, Sequence[Any]]
+
+
+class StoreError(Exception):
+    """The database cannot be used; ``str()`` is one line naming the file and the problem."""
+
 
 @dataclass(frozen=True, slots=True)
 class Account:
@@ -51,23 +115,122 @@ class Account:
     bot: bool
 
 
-class Store:
-    """Accounts and game records in the SQLite file at ``path`` (``":memory:"`` for tests)."""
+@dataclass
+class LiveState:
+    """Everything :meth:`Store.load_live` reads back: rows in id order."""
 
-    def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = field(default_factory=dict)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    deals: dict[int, tuple[dict[str, Any], bytes | None]] = field(default_factory=dict)
+    actions: dict[int, list[tuple[int, int, str, float, bool, float]]] = field(default_factory=dict)
+    """Per table id: ``(n, seat, action, t, timeout, bank)`` in order."""
+    tournaments: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _describe(path: str, exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+        text += " (the file is damaged or is not a shithead-server database)"
+    elif "readonly" in text or "read-only" in text or isinstance(exc, PermissionError):
+        text += " (the server needs to write it: check its permissions and the directory's)"
+    elif "locked" in text:
+        text += " (another program holds a lock on it)"
+    return f"database {path}: {text}"
+
+
+class Store:
+    """Accounts, game records and live state in the SQLite file at ``path`` (``":memory:"``
+    for tests). Raises :class:`StoreError` if the file cannot be used (module docstring)."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "normal", busy_timeout: float = 2.0) -> None:
         self.path = str(path)
-        # The writer thread is the only user; check_same_thread is off because it is not
-        # the thread that opened the file.
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
-        self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        self._lock_fd: int | None = None
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self._lock()
+            # The writer thread is the only user; check_same_thread is off because it is not
+            # the thread that opened the file.
+            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                      timeout=busy_timeout)
+        except (OSError, sqlite3.Error) as exc:
+            self._unlock()
+            raise StoreError(_describe(self.path, exc)) from None
+        try:
+            self._open(synchronous)
+        except (OSError, sqlite3.Error, StoreError) as exc:
+            self.db.close()
+            self._unlock()
+            raise exc if isinstance(exc, StoreError) else StoreError(_describe(self.path, exc)) from None
+
+    def _lock(self) -> None:
+        """One server per database file: an exclusive lock on ``FILE.lock`` for our lifetime."""
+        if fcntl is None:  # not on POSIX: SQLite's own locks still keep the file consistent
+            return
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(f"database {self.path}: another shithead-server is using it "
+                             f"(its lock file {self.path}.lock is held)") from None
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _open(self, synchronous: str) -> None:
+        db = self.db
+        # Reading the header first turns a damaged file into an error here, not later.
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"database {self.path}: schema version {version} is newer than this server's "
+                             f"({SCHEMA_VERSION}): use a newer shithead-server")
+        if str(db.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() != "wal" and self.path != ":memory:":
+            raise StoreError(f"database {self.path}: cannot switch to WAL journaling (is the file read-only?)")
+        if synchronous.upper() not in ("NORMAL", "FULL"):
+            raise StoreError(f"synchronous must be normal or full, not {synchronous!r}")
+        db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only or locked file
+        try:
+            for stmt in (_SCHEMA_V1 + _SCHEMA_V2).split(";"):
+                if stmt.strip():
+                    db.execute(stmt)
+            if version != SCHEMA_VERSION:
+                if version:
+                    log.info("database %s: migrated schema %d -> %d", self.path, version, SCHEMA_VERSION)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            # A real write now: a file that cannot be written fails here, not at the first action.
+            db.execute(*self.meta_op("opened", time.time()))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("PRAGMA integrity_check(1)").fetchone()
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.db.close()
+        finally:
+            self._unlock()
+
+    # --- batches (the journal's group commit)
+
+    def write_batch(self, ops: Iterable[Op]) -> None:
+        """Execute ``ops`` in one transaction and commit; on any error roll back and raise
+        (nothing of the batch is then written)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, params in ops:
+                db.execute(sql, params)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     # --- accounts
 
@@ -86,15 +249,18 @@ class Store:
 
     # --- games
 
-    def save_game(self, *, game_id: int, table_name: str, preset: str, players: list[str],
-                  record: dict[str, Any], result: dict[str, Any], started: float, ended: float) -> None:
-        """Store a finished game under ``game_id`` (allocated by the server at the deal)."""
-        self.db.execute(
-            "INSERT INTO games (id, table_name, preset, players, record, result, started, ended) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result),
-             started, ended))
-        log.debug("stored game %d of table %r", game_id, table_name)
+    @staticmethod
+    def save_game_op(*, game_id: int, table_name: str, preset: str, players: list[str], record: dict[str, Any],
+                     result: dict[str, Any], started: float, ended: float) -> Op:
+        """The write that stores a finished game under ``game_id`` (allocated at the deal)."""
+        return ("INSERT OR REPLACE INTO games (id, table_name, preset, players, record, result, started, ended) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result),
+                 started, ended))
+
+    def save_game(self, **game: Any) -> None:
+        """Store a finished game at once (see :meth:`save_game_op`)."""
+        self.write_batch([self.save_game_op(**game)])
 
     def last_game_id(self) -> int:
         """The highest stored game id (0 if none): new games are numbered after it."""
@@ -112,3 +278,56 @@ class Store:
 
     def game_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    # --- live state: the writes
+
+    @staticmethod
+    def action_op(table_id: int, n: int, seat: int, action: str, t: float, timeout: bool, bank: float) -> Op:
+        return ("INSERT OR REPLACE INTO live_actions (table_id, n, seat, action, t, timeout, bank) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", (table_id, n, seat, action, t, int(timeout), bank))
+
+    @staticmethod
+    def deal_ops(table_id: int, deal: dict[str, Any], rng: bytes | None) -> list[Op]:
+        """A new game at the table: its deal replaces the last one, whose actions go. (The last
+        game's deal and actions stay until then, even once it is over: the series' random state,
+        and the final position for players who come back to it.)"""
+        return [("DELETE FROM live_actions WHERE table_id = ?", (table_id,)),
+                ("INSERT OR REPLACE INTO live_games (table_id, deal, rng) VALUES (?, ?, ?)",
+                 (table_id, json.dumps(deal), rng))]
+
+    @staticmethod
+    def table_op(table_id: int, snapshot: dict[str, Any]) -> Op:
+        return ("INSERT OR REPLACE INTO live_tables (id, snapshot) VALUES (?, ?)",
+                (table_id, json.dumps(snapshot, separators=(",", ":"))))
+
+    @staticmethod
+    def table_gone_ops(table_id: int) -> list[Op]:
+        return [("DELETE FROM live_tables WHERE id = ?", (table_id,)),
+                ("DELETE FROM live_games WHERE table_id = ?", (table_id,)),
+                ("DELETE FROM live_actions WHERE table_id = ?", (table_id,))]
+
+    @staticmethod
+    def tournament_op(tid: int, snapshot: dict[str, Any]) -> Op:
+        return ("INSERT OR REPLACE INTO live_tournaments (id, snapshot) VALUES (?, ?)",
+                (tid, json.dumps(snapshot, separators=(",", ":"))))
+
+    @staticmethod
+    def meta_op(key: str, value: Any) -> Op:
+        return ("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    # --- live state: reading it back
+
+    def load_live(self) -> LiveState:
+        """The live state as written (see :class:`LiveState`)."""
+        db = self.db
+        live = LiveState()
+        live.meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta")}
+        live.tables = [json.loads(s) for (s,) in db.execute("SELECT snapshot FROM live_tables ORDER BY id")]
+        live.deals = {tid: (json.loads(d), rng) for tid, d, rng in
+                      db.execute("SELECT table_id, deal, rng FROM live_games")}
+        for tid, n, seat, action, t, timeout, bank in db.execute(
+                "SELECT table_id, n, seat, action, t, timeout, bank FROM live_actions ORDER BY table_id, n"):
+            live.actions.setdefault(tid, []).append((n, seat, action, t, bool(timeout), bank))
+        live.tournaments = [json.loads(s) for (s,) in
+                            db.execute("SELECT snapshot FROM live_tournaments ORDER BY id")]
+        return live

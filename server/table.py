@@ -54,6 +54,8 @@ class Session(Protocol):
     name: str
     bot: bool
     guest: bool
+    house: str | None
+    """The kind of bundled bot (``greedy``...) when the server itself runs this player."""
 
 
 class TableError(Exception):
@@ -85,12 +87,44 @@ class StateOut:
                      view={**self.shared.inner_shared(), **self.part.source}, deadline=self.own.get("deadline"))
 
 
+@dataclass(slots=True)
+class Applied:
+    """A journal fact: an action applied at a table (``n``: its index in the game's history,
+    ``t``: seconds since the deal, ``bank``: the acting seat's bank after it)."""
+
+    table: Table
+    n: int
+    seat: int
+    action: Action
+    t: float
+    timeout: bool
+    bank: float
+
+
+@dataclass(slots=True)
+class Dealt:
+    """A journal fact: a new game was dealt at a table."""
+
+    table: Table
+
+
+@dataclass(slots=True)
+class Changed:
+    """A journal fact: something of a table other than its game's actions changed (seats,
+    owner, series, status); the shell writes the table's snapshot."""
+
+    table: Table
+
+
 @dataclass
 class Outbox:
     """What to deliver, in order: ``(session, message)`` pairs, where a broadcast state is a
-    :class:`StateOut` (its :meth:`StateOut.message` is the message it stands for)."""
+    :class:`StateOut` (its :meth:`StateOut.message` is the message it stands for); and in
+    ``saves``, the journal facts (:class:`Applied`, :class:`Dealt`, :class:`Changed`) that must
+    be written before any of it is delivered."""
 
     items: list[tuple[Session, Message | StateOut]] = field(default_factory=list)
+    saves: list[Applied | Dealt | Changed] = field(default_factory=list)
 
     def send(self, session: Session, msg: Message | StateOut) -> None:
         self.items.append((session, msg))
@@ -104,6 +138,8 @@ class Seat:
     token_hash: bytes
     session: Session | None
     away_since: float | None = None
+    house: str | None = None
+    """The bundled bot's kind when the server runs this player (it seats it again after a restart)."""
     timeouts: int = 0
     illegal: int = 0
     """Actions refused as illegal (tournaments report them)."""
@@ -192,6 +228,8 @@ class Table:
         self._player_cache: list[tuple[Any, dict[str, Any], bytes] | None] = [None] * nseats
         self.last_game_over: GameOver | None = None
         """Sent again to a player who resumes after the game ended without them."""
+        self.tournament: tuple[int, int] | None = None
+        """``(tournament id, game number)`` when a tournament plays its game here."""
 
     # ------------------------------------------------------------------ queries
 
@@ -268,7 +306,7 @@ class Table:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         token, token_hash = new_token()
         self.seats[seat] = Seat(session.name, session.bot, session.guest, token_hash, session,
-                                bank=self.bank_seconds)
+                                bank=self.bank_seconds, house=session.house)
         if session in self.watchers:
             self.watchers.remove(session)
         self._update(out)
@@ -397,6 +435,7 @@ class Table:
         self.turn_started = now
         self._broadcast([{"kind": "game_start", "seat": None, "game": game_id,
                           "dealer": self.game.dealer}], out, now)
+        out.saves.append(Dealt(self))
         self._update(out)
 
     def act(self, session: Session, seq: int, text: str, out: Outbox, now: float) -> FinishedGame | None:
@@ -433,7 +472,11 @@ class Table:
                extra: list[dict[str, Any]] | None = None) -> FinishedGame | None:
         game = self.game
         assert game is not None
-        self.action_times.append(round(now - self.started_at, 3))
+        t = round(now - self.started_at, 3)
+        self.action_times.append(t)
+        st = self.seats[seat]
+        out.saves.append(Applied(self, len(game.history) - 1, seat, action, t, extra is not None,
+                                 st.bank if st is not None else 0.0))
         dicts = (extra or []) + [event_to_dict(e) for e in events]
         # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
         if game.phase != "setup":
@@ -588,6 +631,7 @@ class Table:
                 out.items.append((w, item))
 
     def _update(self, out: Outbox) -> None:
+        out.saves.append(Changed(self))
         msg = TableUpdate(table=self.id, summary=self.summary())
         for r in self.recipients():
             out.send(r, msg)

@@ -526,12 +526,28 @@ async def test_minimal_client_plays_a_game(doc: str) -> None:
                     break
             assert sorted(msg["result"]["places"]) == [0, 1]
             writer.close()
+            # Each bot prints the game_over it received (it never exits by itself).
+            outputs = [await _printed_until(p, "'type': 'game_over'") for p in bots]
         finally:
             for p in bots:
                 if p.returncode is None:
                     p.kill()
                 await p.wait()
             await app.stop()
-        for p in bots:
-            out = (await p.stdout.read()).decode() if p.stdout else ""
+        for out in outputs:
             assert "'type': 'game_over'" in out, out[-2000:]
+
+
+async def _printed_until(p: asyncio.subprocess.Process, text: str, timeout: float = 30.0) -> str:
+    """What ``p`` printed, up to the first line containing ``text`` (or its end, or the timeout)."""
+    assert p.stdout is not None
+    lines: list[str] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while line := (await p.stdout.readline()).decode():
+                lines.append(line)
+                if text in line:
+                    break
+    except TimeoutError:
+        pass
+    return "".join(lines)

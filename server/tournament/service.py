@@ -40,6 +40,7 @@ class _Director:
 
     bot = False
     guest = False
+    house = None
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -95,17 +96,22 @@ class TournamentService:
         t = Tournament(self.next_id, s.name, settings)
         self.tournaments[t.id] = t
         self.next_id += 1
+        self._changed(t)
         log.info("%s created tournament %d %r (%d games, %d bundled bots)", s.name, t.id, msg.name, msg.games,
                  len(bots))
         s.send(TournamentCreated(id=msg.id, tournament=t.id))
         for bot, name in zip(bots, bot_names, strict=True):
             self._start_house_bot(t, bot, name)
 
+    def _changed(self, t: Tournament) -> None:
+        self.app.durable.tournament_changed(t.id)  # type: ignore[union-attr]
+
     def _start_house_bot(self, t: Tournament, bot: str, name: str) -> None:
         app = self.app
         assert app.bots is not None
         password = secrets.token_urlsafe(24)
         app.house_logins[name] = password
+        app.house_kinds[name] = bot
         bots = app.bots
 
         async def run() -> None:
@@ -128,6 +134,7 @@ class TournamentService:
         except TournamentError as exc:
             raise TableError(ErrorCode(exc.code), exc.message) from None
         self.sessions[(t.id, s.name)] = s
+        self._changed(t)
         s.send(Ok(id=msg.id))
         # Back after a drop: take over this participant's seats in running games.
         out = Outbox()
@@ -151,6 +158,7 @@ class TournamentService:
             t.start()
         except TournamentError as exc:
             raise TableError(ErrorCode(exc.code), exc.message) from None
+        self._changed(t)
         s.send(Ok(id=msg.id))
         log.info("tournament %d started: %d games to play", t.id, len(t.pending))
         self._fill(t)
@@ -175,8 +183,10 @@ class TournamentService:
                           bank_seconds=s.bank_seconds, seed=spec.seed)
             app.next_table_id += 1
             app.tables[table.id] = table
+            table.tournament = (t.id, spec.number)
             self.table_owner[table.id] = t.id
             t.game_started(table.id, spec)
+            self._changed(t)
             out = Outbox()
             now = time.monotonic()
             for seat, name in enumerate(spec.seats):
@@ -201,7 +211,8 @@ class TournamentService:
                               timeouts=[st.timeouts for st in seats], illegal=[st.illegal for st in seats],
                               disconnects=[st.drops for st in seats], actions=len(g.record.get("actions", [])),
                               server_game=g.game_id)
-        self.app.tables.pop(table.id, None)
+        self.app.drop_table(table.id)
+        self._changed(t)
         msg = TournamentGame(tournament=t.id, result=fin.to_dict())
         for s in self._organiser_sessions(t):
             s.send(msg)
@@ -221,11 +232,50 @@ class TournamentService:
     def _organiser_sessions(self, t: Tournament) -> list[ClientSession]:
         return [s for s in self.app.sessions if s.logged_in and s.name == t.organiser]
 
+    # ------------------------------------------------------------------ after a restart
+
+    def restored(self, t: Tournament) -> None:
+        """A tournament read back from the database (its tables follow)."""
+        self.tournaments[t.id] = t
+
+    def table_restored(self, table: Table) -> None:
+        """A restored table that plays a tournament's game."""
+        assert table.tournament is not None
+        tid, number = table.tournament
+        t = self.tournaments.get(tid)
+        if t is None or t.running.get(table.id) is None or t.running[table.id].number != number:
+            log.error("table %d plays game %d of tournament %d, which does not expect it", table.id, number, tid)
+            return
+        self.table_owner[table.id] = tid
+
+    def restart_house_bots(self) -> None:
+        """Start the bundled bots of unfinished tournaments again: they register, which hands
+        their seats back; games that were due to start meanwhile start now."""
+        for t in self.tournaments.values():
+            if t.status == "finished":
+                continue
+            for name, p in t.participants.items():
+                if p.house:
+                    self._start_house_bot(t, _bot_kind(name), name)
+            # Running games whose table could not be restored are played again from the start.
+            for table_id in [tid for tid in t.running if tid not in self.app.tables]:
+                log.warning("tournament %d: the table of game %d was lost; it is played again", t.id,
+                            t.running[table_id].number)
+                t.pending.appendleft(t.running.pop(table_id))
+            if t.status == "running":
+                self._fill(t)
+
     def disconnected(self, s: ClientSession) -> None:
         for key, held in list(self.sessions.items()):
             if held is s:
                 del self.sessions[key]
                 self.tournaments[key[0]].disconnected(key[1])
+
+
+def _bot_kind(name: str) -> str:
+    """The bundled bot a house participant runs: its name without the -2, -3 ... of repeats."""
+    base, _, number = name.rpartition("-")
+    return base if base and number.isdigit() else name
 
 
 def _bot_names(bots: list[str]) -> list[str]:

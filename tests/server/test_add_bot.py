@@ -27,7 +27,7 @@ class FirstLegalHost:
         return ["first"]
 
     async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str) -> int:
+                   password: str, token: str | None = None) -> int:
         c = await TestClient.connect(port, name=name, host=host)
         self.clients.append(c)
         self.logins.append(await c.login(name, guest=False, password=password))

@@ -260,7 +260,7 @@ def test_server_survives_any_garbage(threaded_server: ServerThread, error_log: E
 # ---------------------------------------------------------------------- shutdown
 
 async def test_shutdown_keeps_the_finished_game(tmp_path: Any, make_app: Any, players: Any) -> None:
-    """app.stop() right after a game: SHUTTING_DOWN sent, record in SQLite and served after restart."""
+    """app.stop() right after a game: going_away sent, record in SQLite and served after restart."""
     db = str(tmp_path / "keep.sqlite3")
     app = await make_app(db=db)
     a, b = await players(app, ["ka", "kb"])
@@ -270,7 +270,7 @@ async def test_shutdown_keeps_the_finished_game(tmp_path: Any, make_app: Any, pl
     await app.stop()
     for c in (a, b):
         await c.wait_closed(5)
-        assert c.frames[-1]["type"] == "error" and c.frames[-1]["code"] == "SHUTTING_DOWN"
+        assert c.frames[-1]["type"] == "going_away" and c.frames[-1]["returning"] is True
     store = Store(db)
     try:
         stored = store.game(game_id)

@@ -23,6 +23,7 @@ class Fake:
     name: str
     bot: bool = False
     guest: bool = True
+    house: str | None = None
 
 
 def table(seats: int = 2, **kw: Any) -> Table:

@@ -46,7 +46,7 @@ class RunnerBotHost:
         return ["random"]
 
     async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str) -> int:
+                   password: str, token: str | None = None) -> int:
         client = await Client.connect(host, port, client_name="test bot host", reconnect=False)
         self.clients.append(client)
         await client.login(name, password, bot=True)
