@@ -336,9 +336,9 @@ async def reconnect(a: Client, b: Client, out: Transcript) -> None:
         if m:
             token = json.loads(m.group(1))["token"]
     assert token is not None
-    out.note("bob's connection drops (he keeps the token from joined); alice sees him away.")
+    out.note("bob's connection drops (he keeps the token from joined); alice is told and sees him away.")
     await b.close()
-    await a.expect("table_update")
+    await a.expect("presence", "table_update")
     out.note("alice plays on; bob, away, receives nothing.")
     a.send("act", table=1, seq=a.seq, action=choose(a.view["legal"]))
     await a.expect("ok", "state")
@@ -351,7 +351,7 @@ async def reconnect(a: Client, b: Client, out: Transcript) -> None:
     b.send("resume", table=1, token=token)
     await b.expect("joined", "table_update")
     await b.expect("state", keep_view=True)
-    await a.expect("table_update")
+    await a.expect("presence", "table_update")
 
 
 def port_of(c: Client) -> int:

@@ -364,10 +364,17 @@ class App:
             if t.tournament is not None:
                 continue  # a tournament's bots register again and get their seats back
             for i, st in enumerate(t.seats):
-                if st is not None and st.house is not None and st.session is None:
+                if st is None or st.session is not None:
+                    continue
+                if st.house is not None:
                     token, st.token_hash = new_token()
-                    self.durable.table_changed(t)  # type: ignore[union-attr]
                     self._run_house_bot(st.house, st.name, table=t, seat=i, token=token)
+                elif st.stand_in is not None and st.stand_in_kind is not None:
+                    token, st.stand_in_hash = new_token()
+                    self._run_house_bot(st.stand_in_kind, st.stand_in, table=t, seat=i, token=token)
+                else:
+                    continue
+                self.durable.table_changed(t)  # type: ignore[union-attr]
         self.tournaments.restart_house_bots()
 
     def _run_house_bot(self, kind: str, name: str, *, table: Table, seat: int | None, token: str | None = None,
@@ -721,13 +728,14 @@ class App:
 
     def _resume(self, s: ClientSession, msg: Resume) -> None:
         t = self._table(msg.table)
-        old = next((st.session for st in t.seats if st is not None and st.session is not None
-                    and st.session is not s and st.name.lower() == s.name.lower()), None)
         out = Outbox()
-        seat = t.resume(s, msg.token, out, time.monotonic())
-        if isinstance(old, ClientSession):
-            old.error(ErrorCode.BAD_TOKEN, f"your seat at table {t.id} was taken over by a newer connection",
-                      table=t.id)
+        seat, old = t.resume(s, msg.token, out, time.monotonic())
+        if isinstance(old, ClientSession) and old is not s:
+            if old.house is not None and old.name != s.name:
+                old.close()  # the stand-in bot whose player came back: its work is done
+            else:
+                old.error(ErrorCode.BAD_TOKEN, f"your seat at table {t.id} was taken over by a newer connection",
+                          table=t.id)
         st = t.seats[seat]
         assert st is not None
         if msg.token is None:
@@ -746,6 +754,14 @@ class App:
         if msg.bot not in known:
             raise TableError(ErrorCode.UNKNOWN_BOT, f"no bot {msg.bot!r}; this server runs: "
                              + (", ".join(known) if known else "no bots"))
+        if msg.seat is not None and msg.seat < t.nseats and t.seats[msg.seat] is not None:
+            # A stand-in for a player who has gone (during a game too).
+            name = f"{msg.bot}-{self.next_house_bot}"
+            token = t.hand_to_bot(s, msg.seat, name, msg.bot, time.monotonic(), self.config.reconnect_grace)
+            self.next_house_bot += 1
+            self.durable.table_changed(t)  # type: ignore[union-attr]
+            self._run_house_bot(msg.bot, name, table=t, seat=msg.seat, token=token, request=(s, msg.id))
+            return
         if t.running:
             raise TableError(ErrorCode.ALREADY_STARTED, "a game is running: add bots between games")
         free = [i for i, st in enumerate(t.seats) if st is None]
@@ -785,9 +801,16 @@ class App:
         self.tournaments.game_finished(table, g)
 
     def drop_table(self, table_id: int) -> None:
-        """Close a table (its live rows go in the same batch)."""
-        if self.tables.pop(table_id, None) is not None:
-            self.durable.table_gone(table_id)  # type: ignore[union-attr]
+        """Close a table (its live rows go in the same batch); the bundled bots that played
+        there stop."""
+        t = self.tables.pop(table_id, None)
+        if t is None:
+            return
+        self.durable.table_gone(table_id)  # type: ignore[union-attr]
+        if t.tournament is None:  # (a tournament's bots play its next tables on the same connection)
+            for st in t.seats:
+                if st is not None and isinstance(st.session, ClientSession) and st.session.house is not None:
+                    st.session.close()
 
     async def _sweep(self) -> None:
         lim = self.config.limits
@@ -811,8 +834,13 @@ class App:
                     if not t.running and t.abandoned(now, self.config.reconnect_grace):
                         log.info("removing abandoned table %d %r", t.id, t.name)
                         self.drop_table(t.id)
+                    elif not t.running:
+                        out = Outbox()
+                        t.check_owner(now, self.config.reconnect_grace, out)
+                        self.flush(out)
                     elif t.running and not paused:
                         out = Outbox()
+                        t.check_owner(now, self.config.reconnect_grace, out)
                         finished = t.tick(now, self.config.reconnect_grace, out)
                         self.flush(out)
                         if finished is not None:

@@ -60,12 +60,14 @@ def table_snapshot(t: Table) -> dict[str, Any]:
         "n": len(game.history) if game is not None and t.running else 0,
         "game_over": None if over is None else {"game": over.game, "result": over.result, "tally": over.tally},
         "tournament": list(t.tournament) if t.tournament is not None else None,
+        "owner_gone": t.owner_gone,
     }
 
 
 def _seat(s: Seat) -> dict[str, Any]:
     return {"name": s.name, "bot": s.bot, "guest": s.guest, "house": s.house, "token_hash": s.token_hash.hex(),
-            "timeouts": s.timeouts, "illegal": s.illegal, "drops": s.drops, "bank": s.bank}
+            "timeouts": s.timeouts, "illegal": s.illegal, "drops": s.drops, "bank": s.bank,
+            "stand_in": s.stand_in, "stand_in_kind": s.stand_in_kind}
 
 
 def deal_of(t: Table, started_wall: float) -> dict[str, Any]:
@@ -114,13 +116,15 @@ def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes 
             if d is not None:
                 t.seats[i] = Seat(d["name"], d["bot"], d["guest"], bytes.fromhex(d["token_hash"]), None,
                                   away_since=now, house=d["house"], timeouts=d["timeouts"], illegal=d["illegal"],
-                                  drops=d["drops"], bank=d["bank"])
+                                  drops=d["drops"], bank=d["bank"], stand_in=d["stand_in"],
+                                  stand_in_kind=d["stand_in_kind"])
         series = t.series
         series.dealer = snap["dealer"]
         tally = snap["tally"]
         series.tally = Tally(t.nseats, [list(p) for p in tally["places"]], list(tally["losses"]), tally["capped"])
         if rng is not None:
             set_rng_state(series.rng, rng)
+        t.owner_gone = snap["owner_gone"]
         t.games_played = snap["games_played"]
         t.game_id = snap["game_id"]
         t.seq = snap["seq"]

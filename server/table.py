@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import msgpack
 
 from protocol.errors import ErrorCode
-from protocol.messages import ChatMessage, GameOver, Message, State, TableUpdate
+from protocol.messages import ChatMessage, GameOver, Message, Presence, PresenceEvent, State, TableUpdate
 from protocol.splice import PackedEntries, SharedEncoding, pack_entries
 from server.auth import new_token, token_matches
 from server.engine import (
@@ -140,6 +140,16 @@ class Seat:
     away_since: float | None = None
     house: str | None = None
     """The bundled bot's kind when the server runs this player (it seats it again after a restart)."""
+    stand_in: str | None = None
+    """The bundled bot that plays for this absent player (the owner handed it the seat)."""
+    stand_in_kind: str | None = None
+    stand_in_hash: bytes | None = None
+    """The hash of the stand-in's own seat token."""
+
+    @property
+    def person_here(self) -> bool:
+        """A person (not a bot) is connected to this seat and plays it."""
+        return self.session is not None and not self.bot and self.stand_in is None
     timeouts: int = 0
     illegal: int = 0
     """Actions refused as illegal (tournaments report them)."""
@@ -230,6 +240,9 @@ class Table:
         """Sent again to a player who resumes after the game ended without them."""
         self.tournament: tuple[int, int] | None = None
         """``(tournament id, game number)`` when a tournament plays its game here."""
+        self.owner_gone = False
+        """The owner left (or stayed away) and no connected person could take over yet: the next
+        person to sit or come back becomes the owner."""
 
     # ------------------------------------------------------------------ queries
 
@@ -252,7 +265,8 @@ class Table:
             "preset": self.rules.preset,
             "options": self.rules.overrides(),
             "seats": [None if s is None else {"name": s.name, "bot": s.bot, "guest": s.guest,
-                                              "away": s.session is None, "timeouts": s.timeouts}
+                                              "away": s.session is None, "timeouts": s.timeouts,
+                                              "stand_in": s.stand_in}
                       for s in self.seats],
             "free": sum(s is None for s in self.seats),
             "bots": sum(s is not None and s.bot for s in self.seats),
@@ -267,8 +281,10 @@ class Table:
         }
 
     def abandoned(self, now: float, grace: float) -> bool:
-        """Nobody connected (no watcher, every seat empty or away) for ``grace`` seconds."""
-        if self.watchers or any(s is not None and s.session is not None for s in self.seats):
+        """Nobody connected (no watcher, every seat empty, away or held by the server's own bots)
+        for ``grace`` seconds."""
+        if self.watchers or any(s is not None and s.session is not None and s.session.house is None
+                                for s in self.seats):
             self.lonely_since = None
             return False
         if self.lonely_since is None:
@@ -309,6 +325,7 @@ class Table:
                                 bank=self.bank_seconds, house=session.house)
         if session in self.watchers:
             self.watchers.remove(session)
+        self._claim_ownership(self.seats[seat])  # type: ignore[arg-type]
         self._update(out)
         return seat, token
 
@@ -330,8 +347,11 @@ class Table:
         s = self.seats[seat]
         assert s is not None
         token, s.token_hash = new_token()
+        was_away = s.session is None
         s.session = session
         s.away_since = None
+        if was_away:
+            self._presence(seat, PresenceEvent.RETURNED, out)
         self._update(out)
         if self.game is not None:
             out.send(session, self._state_for(seat, [{"kind": "back", "seat": seat}], now))
@@ -365,32 +385,89 @@ class Table:
             self._pass_ownership()
         self._update(out)
 
+    # ------------------------------------------------------------------ people and bots
+
     def _pass_ownership(self) -> None:
+        """The owner is gone: the first seated person who is here takes over (never a bot); if
+        there is none, the next one to arrive (see :meth:`_claim_ownership`)."""
         for s in self.seats:
-            if s is not None:
+            if s is not None and s.person_here and s.name != self.owner:
                 self.owner = s.name
+                self.owner_gone = False
+                return
+        self.owner_gone = True
+
+    def _claim_ownership(self, s: Seat) -> None:
+        if self.owner_gone and s.person_here and self.tournament is None:
+            self.owner = s.name
+            self.owner_gone = False
+
+    def check_owner(self, now: float, grace: float, out: Outbox) -> None:
+        """Pass ownership on when the owner's seat has been away for ``grace`` seconds."""
+        if self.tournament is not None or self.owner_gone:
+            return
+        for s in self.seats:
+            if s is not None and s.name == self.owner:
+                if s.session is None and s.away_since is not None and now - s.away_since >= grace:
+                    before = self.owner
+                    self._pass_ownership()
+                    if self.owner != before or self.owner_gone:
+                        self._update(out)
                 return
 
-    def resume(self, session: Session, token: str | None, out: Outbox, now: float | None = None) -> int:
-        """Give the seat whose token this is to ``session`` (replacing an older connection).
+    def hand_to_bot(self, session: Session, seat: int, bot: str, kind: str, now: float, grace: float) -> str:
+        """The owner hands the seat of a player away for ``grace`` seconds or more to bundled bot
+        ``bot`` (of ``kind``), which then plays for them; returns the token the bot resumes with.
+        The player takes the seat back by :meth:`resume`."""
+        if session.name != self.owner:
+            raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({self.owner}) can add bots")
+        s = self.seats[seat]
+        assert s is not None
+        if s.session is not None or s.away_since is None:
+            who = "a bot" if s.stand_in else s.name
+            raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken: {who} is playing it")
+        away = now - s.away_since
+        if away < grace:
+            raise TableError(ErrorCode.SEAT_TAKEN, f"{s.name} has been away {away:.0f} s; a seat can be handed "
+                             f"to a bot after {grace:g} s")
+        token, s.stand_in_hash = new_token()
+        s.stand_in, s.stand_in_kind = bot, kind
+        return token
+
+    def resume(self, session: Session, token: str | None, out: Outbox,
+               now: float | None = None) -> tuple[int, Session | None]:
+        """Give the seat whose token this is to ``session``; returns the seat and the connection
+        that held it until now (an older connection of the player, or the stand-in bot), if any.
 
         Without a token, a registered account (logged in with its password, so its name is
-        proof enough) gets back the seat that account holds; a guest must show the token."""
+        proof enough) gets back the seat that account holds; a guest must show the token. A
+        stand-in bot resumes the seat it was handed with its own token."""
         for i, s in enumerate(self.seats):
-            if s is None or s.name.lower() != session.name.lower():
+            if s is None:
                 continue
-            if token is not None and not token_matches(token, s.token_hash):
+            if s.stand_in is not None and session.name == s.stand_in:
+                if token is None or s.stand_in_hash is None or not token_matches(token, s.stand_in_hash):
+                    continue
+                before, s.session, s.away_since = s.session, session, None
+                self._presence(i, PresenceEvent.REPLACED, out, bot=s.stand_in)
+            elif s.name.lower() != session.name.lower():
                 continue
-            if token is None and (session.guest or s.guest):
+            elif token is not None and not token_matches(token, s.token_hash):
+                continue
+            elif token is None and (session.guest or s.guest):
                 raise TableError(ErrorCode.BAD_TOKEN, "guests must give the seat token to resume")
-            s.session = session
-            s.away_since = None
+            else:
+                before, s.session, s.away_since = s.session, session, None
+                dismissed, s.stand_in, s.stand_in_kind, s.stand_in_hash = s.stand_in, None, None, None
+                if before is None or dismissed is not None:
+                    self._presence(i, PresenceEvent.RETURNED, out, bot=dismissed)
+                self._claim_ownership(s)
             self._update(out)
             if self.game is not None:
                 out.send(session, self._state_for(i, [{"kind": "back", "seat": i}], now))
                 if self.game.is_over() and self.last_game_over is not None:
                     out.send(session, self.last_game_over)  # it ended while they were away
-            return i
+            return i, before
         raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name"
                          if token is not None else f"{session.name} holds no seat at this table")
 
@@ -405,7 +482,16 @@ class Table:
             s.session = None
             s.away_since = now
             s.drops += 1
+            self._presence(seat, PresenceEvent.DROPPED, out, bot=s.stand_in)
         self._update(out)
+
+    def _presence(self, seat: int, event: PresenceEvent, out: Outbox, bot: str | None = None) -> None:
+        s = self.seats[seat]
+        assert s is not None
+        msg = Presence(table=self.id, seat=seat, name=s.name, event=event, bot=bot)
+        for r in self.recipients():
+            if r is not s.session:  # the others are told; the one who came knows
+                out.send(r, msg)
 
     def chat(self, session: Session, text: str, out: Outbox) -> None:
         seat = self.seat_of(session)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from protocol.errors import ErrorCode
-from protocol.messages import ChatMessage, GameOver, State, TableUpdate
+from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
 from server.engine import Record, format_action, make_rules, parse_cards, stack_deck
 from server.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
@@ -183,7 +183,8 @@ def test_gone_player_gets_default_actions_after_grace() -> None:
     out = Outbox()
     t.disconnected(a, out, 1.0)
     assert t.summary()["seats"][0]["away"] is True
-    assert [type(m) for _, m in out.items] == [TableUpdate]
+    assert [(r, type(m)) for r, m in out.items] == [(b, Presence), (b, TableUpdate)]
+    assert out.items[0][1] == Presence(table=1, seat=0, name="alice", event=PresenceEvent.DROPPED)
     assert t.tick(1.5, 2.0, Outbox()) is None and t.seq == 1
     out = Outbox()
     t.tick(3.01, 2.0, out)
@@ -203,7 +204,7 @@ def test_resume_and_bad_token() -> None:
     refused(ErrorCode.BAD_TOKEN, t.resume, Fake("alice"), tokens[1], Outbox(), 2.0)
     a2 = Fake("alice")
     out = Outbox()
-    assert t.resume(a2, tokens[0], out, 2.0) == 0
+    assert t.resume(a2, tokens[0], out, 2.0)[0] == 0
     (snap,) = states(out, a2)
     assert snap.seq == 1 and snap.events == ({"kind": "back", "seat": 0},) and snap.view["seat"] == 0
     assert t.seat_of(a2) == 0 and t.seat_of(a) is None
@@ -287,3 +288,79 @@ def test_a_table_plays_a_series() -> None:
     o1, o2 = play(t1, p1), play(t2, p2)
     assert [o.result for o in o1] == [o.result for o in o2]
     assert sum(o1[1].tally["losses"]) == 2 and o1[1].tally["players"] == ["alice", "bob"]
+
+
+# ---------------------------------------------------------------------- people and bots
+
+
+def presences(out: Outbox, who: Any) -> list[tuple[int, str, str | None]]:
+    return [(m.seat, str(m.event), m.bot) for r, m in out.items if r is who and isinstance(m, Presence)]
+
+
+def test_ownership_passes_only_to_a_connected_person() -> None:
+    """The owner leaves: a seated bot is passed over; with no person here, the next to arrive owns it."""
+    t = table(3)
+    alice, bot, carol = Fake("alice"), Fake("greedy-1", bot=True, house="greedy"), Fake("carol", guest=False)
+    for p in (alice, bot, carol):
+        t.join(p, None, None, Outbox())
+    t.disconnected(carol, Outbox(), 1.0)
+    t.leave(alice, Outbox())
+    assert t.owner == "alice" and t.owner_gone  # the bot is not a candidate, carol is away
+    out = Outbox()
+    carol2 = Fake("carol", guest=False)
+    t.resume(carol2, None, out, 2.0)  # (a registered account: by name)
+    assert t.owner == "carol" and not t.owner_gone
+    assert t.summary()["owner"] == "carol"
+
+
+def test_an_owner_away_past_the_grace_hands_over_to_a_person_here() -> None:
+    t, (a, b), _ = seated()
+    t.disconnected(a, Outbox(), 10.0)
+    t.check_owner(11.0, 5.0, Outbox())
+    assert t.owner == "alice"  # within the grace
+    out = Outbox()
+    t.check_owner(15.0, 5.0, out)
+    assert t.owner == "bob" and [type(m) for _, m in out.items] == [TableUpdate]
+
+
+def test_a_stand_in_plays_for_an_absent_player_who_takes_the_seat_back() -> None:
+    t, (a, b), tokens = seated()
+    t.start(a, Outbox(), 0.0, 1)
+    out = Outbox()
+    t.disconnected(b, out, 1.0)
+    assert presences(out, a) == [(1, "dropped", None)]
+    refused(ErrorCode.NOT_OWNER, t.hand_to_bot, b, 1, "greedy-7", "greedy", 200.0, 120.0)
+    refused(ErrorCode.SEAT_TAKEN, t.hand_to_bot, a, 1, "greedy-7", "greedy", 60.0, 120.0)  # too soon
+    refused(ErrorCode.SEAT_TAKEN, t.hand_to_bot, a, 0, "greedy-7", "greedy", 200.0, 120.0)  # alice is here
+    bot_token = t.hand_to_bot(a, 1, "greedy-7", "greedy", 200.0, 120.0)
+    bot = Fake("greedy-7", bot=True, house="greedy")
+    refused(ErrorCode.BAD_TOKEN, t.resume, bot, tokens[1], Outbox(), 201.0)  # not the player's token
+    out = Outbox()
+    assert t.resume(bot, bot_token, out, 201.0) == (1, None)
+    assert presences(out, a) == [(1, "replaced", "greedy-7")]
+    seat = t.summary()["seats"][1]
+    assert seat["name"] == "bob" and seat["stand_in"] == "greedy-7" and seat["away"] is False
+    assert t.seat_of(bot) == 1
+    # bob comes back: at once, and the bot's connection is handed back to the caller to close.
+    bob2 = Fake("bob")
+    out = Outbox()
+    assert t.resume(bob2, tokens[1], out, 300.0) == (1, bot)
+    assert presences(out, a) == [(1, "returned", "greedy-7")]
+    assert t.seat_of(bob2) == 1 and t.seat_of(bot) is None
+    assert t.summary()["seats"][1]["stand_in"] is None
+    refused(ErrorCode.BAD_TOKEN, t.resume, bot, bot_token, Outbox(), 301.0)  # the stand-in's token is void
+
+
+def test_house_bots_do_not_keep_a_table_open() -> None:
+    t = table(2)
+    alice, bot = Fake("alice"), Fake("greedy-1", bot=True, house="greedy")
+    t.join(alice, None, None, Outbox())
+    t.join(bot, None, None, Outbox())
+    assert not t.abandoned(0.0, 5.0)
+    t.disconnected(alice, Outbox(), 1.0)
+    assert not t.abandoned(1.0, 5.0) and t.abandoned(6.5, 5.0)
+    # A bot program of someone else's (not the server's own) keeps it open like a person.
+    t2 = table(2)
+    prog = Fake("mybot", bot=True)
+    t2.join(prog, None, None, Outbox())
+    assert not t2.abandoned(0.0, 5.0) and not t2.abandoned(100.0, 5.0)
