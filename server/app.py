@@ -434,7 +434,7 @@ class App:
                         returning=True)
         for s in list(self.sessions):
             s.held.clear()  # (only if the last commit failed: nothing of it was acknowledged)
-            s.send(bye)
+            s.send_now(bye)
             s.close()
         if self.bots is not None:
             await self.bots.stop()
