@@ -5,6 +5,7 @@ against a bare msgpack echo server over the same number of connections.
     python benchmarks/server.py --quick          # smoke run, scaled down (about 12 s)
     python benchmarks/server.py --tables 50 --seconds 10 --warmup 3
     python benchmarks/server.py --profile        # main scenario with the server under cProfile
+    python benchmarks/server.py --baseline HEAD~3 --tables 100 --seconds 10   # before/after, side by side
 
 Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
 
@@ -507,8 +508,8 @@ class Children:
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen[str]] = []
 
-    def popen(self, cmd: list[str], **kw: Any) -> subprocess.Popen[str]:
-        p = subprocess.Popen(cmd, cwd=ROOT, text=True, start_new_session=True, preexec_fn=_die_with_parent, **kw)
+    def popen(self, cmd: list[str], cwd: Path = ROOT, **kw: Any) -> subprocess.Popen[str]:
+        p = subprocess.Popen(cmd, cwd=cwd, text=True, start_new_session=True, preexec_fn=_die_with_parent, **kw)
         self.procs.append(p)
         return p
 
@@ -568,7 +569,8 @@ def tell(p: subprocess.Popen[str], line: str) -> None:
 class Server:
     """The real server (or the echo server), started fresh for one scenario."""
 
-    def __init__(self, kids: Children, tmp: Path, tag: str, *, echo: bool = False, profile: str | None = None):
+    def __init__(self, kids: Children, tmp: Path, tag: str, *, echo: bool = False, profile: str | None = None,
+                 source: Path = ROOT):
         self.kids = kids
         self.err_path = tmp / f"{tag}.stderr"
         me = str(Path(__file__).resolve())
@@ -581,7 +583,8 @@ class Server:
         else:
             cmd = [sys.executable, "-m", "server", *args]
         with open(self.err_path, "w") as err:
-            self.proc = kids.popen(cmd, stdout=subprocess.PIPE, stderr=err)
+            # ``python -m server`` run in ``source`` imports that tree's packages (a baseline's).
+            self.proc = kids.popen(cmd, cwd=source, stdout=subprocess.PIPE, stderr=err)
         line = read_line_timeout(self.proc, 60, f"server {tag}")
         m = re.search(r":(\d+)\b", line)
         if not m:
@@ -654,8 +657,8 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
 
 
 def game_scenario(kids: Children, tmp: Path, tag: str, tables: int, idle: int, procs: int, warmup: float,
-                  seconds: float, profile: str | None = None) -> dict[str, Any]:
-    srv = Server(kids, tmp, tag, profile=profile)
+                  seconds: float, profile: str | None = None, source: Path = ROOT) -> dict[str, Any]:
+    srv = Server(kids, tmp, tag, profile=profile, source=source)
     try:
         time.sleep(0.3)
         rss0 = proc_rss(srv.pid)
@@ -829,6 +832,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "prints where its time goes (slows the server: figures are not comparable)")
     p.add_argument("--top", type=int, default=25, help="functions shown by --profile (default 25)")
     # Internal: the child processes.
+    p.add_argument("--baseline", metavar="REF",
+                   help="compare the main scenario with git revision REF (e.g. HEAD~3), run alternately, "
+                        "side by side")
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds for --baseline (default 3)")
     p.add_argument("--loadgen", help=argparse.SUPPRESS)
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--profiled-server", help=argparse.SUPPRESS)
@@ -840,6 +847,36 @@ def raise_fd_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the children
+
+
+def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
+    """The main scenario on revision ``args.baseline`` and on this tree, alternately (so that the
+    machine's noise hits both alike), and the ratio of each figure."""
+    base = tmp / "baseline"
+    base.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    print(f"\nBASELINE {args.baseline} ({rev}) vs this tree: main scenario, {args.tables} tables, "
+          f"{args.rounds} alternating rounds")
+    rows: dict[str, list[dict[str, Any]]] = {"baseline": [], "now": []}
+    for k in range(args.rounds):
+        for which, source in (("baseline", base), ("now", ROOT)):
+            r = game_scenario(kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup,
+                              args.seconds, source=source)
+            rows[which].append(r)
+            print(f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   CPU {r['cpu_per_action_us']:6.1f} us/action"
+                  f"   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms", flush=True)
+
+    def med(which: str, key: str) -> float:
+        values = sorted(r[key] for r in rows[which])
+        return values[len(values) // 2]
+    print(f"\n  {'median of rounds':28} {'baseline':>12} {'now':>12} {'now/baseline':>13}")
+    for key, label, fmt in (("rate", "actions/s", "{:,.0f}"), ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
+                            ("p50", "latency p50, ms", "{:.2f}"), ("p99", "latency p99, ms", "{:.2f}")):
+        b, n = med("baseline", key), med("now", key)
+        print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -854,6 +891,10 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="shithead-bench-") as tmpname, Children() as kids:
         tmp = Path(tmpname)
         (tmp / "bench.toml").write_text(CONFIG_TOML)
+
+        if args.baseline:
+            compare(kids, tmp, args)
+            return
 
         if args.profile:
             prof = str(tmp / "server.prof")
