@@ -682,14 +682,14 @@ class App:
     def _join(self, s: ClientSession, msg: Join) -> None:
         out = Outbox()
         seat, token = self._table(msg.table).join(s, msg.seat, msg.password, out)
-        s.send(Joined(id=msg.id, table=msg.table, seat=seat, token=token))
+        out.answer(s, Joined(id=msg.id, table=msg.table, seat=seat, token=token))
         self.flush(out)
 
     def _leave(self, s: ClientSession, msg: Leave) -> None:
         out = Outbox()
         t = self._table(msg.table)
         t.leave(s, out)
-        s.send(Ok(id=msg.id))
+        out.answer(s, Ok(id=msg.id))
         self.flush(out)
         if not any(t.seats) and not t.watchers and not t.running:
             self.drop_table(t.id)
@@ -698,7 +698,7 @@ class App:
         out = Outbox()
         t = self._table(msg.table)
         t.watch(s, msg.password, out, self.config.limits.max_spectators)  # raises before any answer
-        s.send(Watching(id=msg.id, table=msg.table))
+        out.answer(s, Watching(id=msg.id, table=msg.table))
         self.flush(out)
 
     def _start(self, s: ClientSession, msg: Start) -> None:
@@ -706,7 +706,7 @@ class App:
         t = self._table(msg.table)
         t.start(s, out, time.monotonic(), self.next_game_id)
         self.next_game_id += 1
-        s.send(Ok(id=msg.id))
+        out.answer(s, Ok(id=msg.id))
         self.flush(out)
 
     def _act(self, s: ClientSession, msg: Act) -> None:
@@ -723,7 +723,7 @@ class App:
     def _chat(self, s: ClientSession, msg: Chat) -> None:
         out = Outbox()
         self._table(msg.table).chat(s, msg.text, out)
-        s.send(Ok(id=msg.id))
+        out.answer(s, Ok(id=msg.id))
         self.flush(out)
 
     def _resume(self, s: ClientSession, msg: Resume) -> None:
@@ -743,7 +743,7 @@ class App:
             token, st.token_hash = new_token()
         else:
             token = msg.token
-        s.send(Joined(id=msg.id, table=t.id, seat=seat, token=token))
+        out.answer(s, Joined(id=msg.id, table=t.id, seat=seat, token=token))
         self.flush(out)
 
     def _add_bot(self, s: ClientSession, msg: AddBot) -> None:

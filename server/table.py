@@ -129,6 +129,11 @@ class Outbox:
     def send(self, session: Session, msg: Message | StateOut) -> None:
         self.items.append((session, msg))
 
+    def answer(self, session: Session, msg: Message) -> None:
+        """The answer to the request being handled: before what the request caused, and like it
+        delivered only once the facts are journaled."""
+        self.items.insert(0, (session, msg))
+
 
 @dataclass
 class Seat:

@@ -158,3 +158,27 @@ async def test_unacknowledged_actions_are_not_kept(tmp_path: Any, make_app: Any,
 async def _until(predicate: Any) -> None:
     while not predicate():
         await asyncio.sleep(0)
+
+
+async def test_answers_that_report_a_change_wait_for_its_commit(make_app: Any, players: Any) -> None:
+    """joined, table_created and ok (start) are only sent once what they report is written."""
+    app = await make_app()
+    a, b = await players(app, ["ann", "bea"])
+    t = (await a.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))["table"]
+    await a.ok({"type": "join", "table": t}, "joined")
+    started, gate = threading.Event(), threading.Event()
+
+    def block() -> None:
+        started.set()
+        gate.wait(10)
+    release = app.db_thread.submit(block)
+    assert await asyncio.to_thread(started.wait, 5)
+    rid = b.send({"type": "join", "table": t})
+    pong = b.send({"type": "ping"})
+    await asyncio.wait_for(_until(lambda: app.tables[t].seats[1] is not None), 5)
+    assert not [f for f in b.frames if f.get("id") in (rid, pong)]  # neither overtakes the commit
+    gate.set()
+    await asyncio.wrap_future(release)
+    await b.wait_for(lambda: any(f.get("id") == pong for f in b.frames))
+    answers = [f for f in b.frames if f.get("id") in (rid, pong)]
+    assert [f["type"] for f in answers] == ["joined", "pong"]  # in the order of the requests
