@@ -866,15 +866,17 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
             r = game_scenario(kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup,
                               args.seconds, source=source)
             rows[which].append(r)
-            print(f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   CPU {r['cpu_per_action_us']:6.1f} us/action"
-                  f"   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms", flush=True)
+            print(f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   "
+                  f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms",
+                  flush=True)
 
     def med(which: str, key: str) -> float:
         values = sorted(r[key] for r in rows[which])
         return values[len(values) // 2]
     print(f"\n  {'median of rounds':28} {'baseline':>12} {'now':>12} {'now/baseline':>13}")
-    for key, label, fmt in (("rate", "actions/s", "{:,.0f}"), ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
-                            ("p50", "latency p50, ms", "{:.2f}"), ("p99", "latency p99, ms", "{:.2f}")):
+    figures = (("rate", "actions/s", "{:,.0f}"), ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
+               ("p50", "latency p50, ms", "{:.2f}"), ("p99", "latency p99, ms", "{:.2f}"))
+    for key, label, fmt in figures:
         b, n = med("baseline", key), med("now", key)
         print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
 

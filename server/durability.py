@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.engine import format_action
 from server.journal import Journal
@@ -140,7 +140,7 @@ class Durability:
     def load(self, *, grace: float) -> Restored:
         """Rebuild the live state (runs on the writer thread: it reads the store)."""
         live = self.store.load_live()
-        now, now_wall = time.monotonic(), time.time()
+        now = time.monotonic()
         alive = float(live.meta.get("alive", 0.0))
         out = Restored(counters=dict(live.meta.get("counters", {})))
         self._counters_written = dict(out.counters)
@@ -152,7 +152,7 @@ class Durability:
             if deal is not None and actions:
                 crashed = max(crashed, deal["started"] + actions[-1][3])
             try:
-                out.tables.append(restore_table(snap, deal, rng, actions, now=now, now_wall=now_wall,
+                out.tables.append(restore_table(snap, deal, rng, actions, now=now,
                                                 crashed_wall=crashed, grace=grace))
             except RestoreError as exc:
                 out.lost.append(str(exc))

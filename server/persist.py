@@ -94,12 +94,16 @@ def set_rng_state(rng: Any, data: bytes) -> None:
     rng.setstate((3, tuple(internal), None))
 
 
+ActionRow = tuple[int, int, str, float, bool, float]
+"""A stored action: index, seat, text, seconds since the deal, played by the clock, bank after."""
+
+
 def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes | None,
-                  actions: list[tuple[int, int, str, float, bool, float]], *, now: float, now_wall: float,
+                  actions: list[ActionRow], *, now: float,
                   crashed_wall: float, grace: float) -> Table:
     """Rebuild a table from its rows (see the module docstring).
 
-    ``now`` is the monotonic time, ``now_wall`` the wall-clock time, ``crashed_wall`` when the
+    ``now`` is the monotonic time, ``crashed_wall`` (wall-clock) when the
     server last ran (its last heartbeat, or later action); ``grace`` seconds are added to
     every running clock. Raises :class:`RestoreError` if the rows do not replay."""
     where = f"table {snap.get('id')}"
@@ -147,8 +151,8 @@ def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes 
     return t
 
 
-def _replay(t: Table, snap: dict[str, Any], deal: dict[str, Any], actions: list[tuple[int, int, str, float, bool, float]],
-            *, now: float, crashed_wall: float, grace: float, over: bool = False) -> None:
+def _replay(t: Table, snap: dict[str, Any], deal: dict[str, Any], actions: list[ActionRow], *, now: float,
+            crashed_wall: float, grace: float, over: bool = False) -> None:
     game = Game(t.rules, t.nseats, deal["dealer"], [parse_card(c) for c in deal["deck"]])
     seen = snap["n"]
     turn_t = 0.0

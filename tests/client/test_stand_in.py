@@ -17,7 +17,8 @@ async def test_the_owner_never_becomes_a_bot(make_app: Any) -> None:
     app = await make_app(bots=HouseBots())
     alice = await TestClient.connect(app.port, name="alice")
     await alice.login("alice")
-    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 3}, "table_created"))["table"]
+    created = await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 3}, "table_created")
+    t = created["table"]
     await alice.ok({"type": "join", "table": t}, "joined")
     await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
     await alice.ok({"type": "leave", "table": t}, "ok")

@@ -92,3 +92,18 @@ async def ready_all(app: App, clients: list[TestClient], table: int) -> None:
 
 def current(clients: list[TestClient], table: int) -> int:
     return clients[0].states[table]["view"]["turn"]
+
+
+async def crash(app: App) -> None:
+    """Stop ``app`` like a crash: connections cut, nothing more written, no goodbye."""
+    app.stopping = True
+    assert app.server is not None and app._sweeper is not None
+    app.server.close()
+    app._sweeper.cancel()
+    for s in list(app.sessions):
+        s.held.clear()  # whatever waited for a commit is never sent
+        if s.transport is not None:
+            s.transport.abort()
+    app.db_thread.shutdown(wait=True)  # a commit under way finishes, as the OS would finish the write
+    assert app.store is not None
+    app.store.close()

@@ -15,24 +15,9 @@ from typing import Any
 from server.app import App
 from server.engine import Record
 from tests.server.client import TestClient, make_table, play_until_over
-from tests.server.helpers import ready_all, step, sync
+from tests.server.helpers import crash, ready_all, step, sync
 
 SEED = 11
-
-
-async def crash(app: App) -> None:
-    """Stop ``app`` like a crash: connections cut, nothing more written, no goodbye."""
-    app.stopping = True
-    assert app.server is not None and app._sweeper is not None
-    app.server.close()
-    app._sweeper.cancel()
-    for s in list(app.sessions):
-        s.held.clear()  # whatever waited for a commit is never sent
-        if s.transport is not None:
-            s.transport.abort()
-    app.db_thread.shutdown(wait=True)  # a commit under way finishes, as the OS would finish the write
-    assert app.store is not None
-    app.store.close()
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
