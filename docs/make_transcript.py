@@ -183,18 +183,18 @@ class Client:
 
 async def play(doc: bool) -> list[str]:
     out = Transcript(doc)
-    tmp = tempfile.mkdtemp(prefix="shithead-transcript-")
-    app = App(ServerConfig(host="127.0.0.1", port=0, db=os.path.join(tmp, "server.sqlite3")))
-    await app.start()
-    a, b = Client("A", out), Client("B", out)
-    try:
-        await _game(app.port, a, b, out)
-        await a.quiet()
-        await b.quiet()
-        await a.close()
-        await b.close()
-    finally:
-        await app.stop()
+    with tempfile.TemporaryDirectory(prefix="shithead-transcript-") as tmp:
+        app = App(ServerConfig(host="127.0.0.1", port=0, db=os.path.join(tmp, "server.sqlite3")))
+        await app.start()
+        a, b = Client("A", out), Client("B", out)
+        try:
+            await _game(app.port, a, b, out)
+            await a.quiet()
+            await b.quiet()
+            await a.close()
+            await b.close()
+        finally:
+            await app.stop()
     return out.lines
 
 
