@@ -33,15 +33,23 @@ whose ``type`` is not a wire type, tell a UI what happens to the connection:
   again; ``resumed``: the seats taken back, ``watching``: the tables watched again, ``lost``:
   those refused. Requests flow again once the resumes are sent, so the snapshot ``state`` of a
   resumed seat may come, and be acted on, before this event.
+* ``{"type": "reconnecting", "attempt": int, "retry_in": float, "gives_up_in": float}``: the
+  client waits ``retry_in`` seconds before its next attempt, and gives up ``gives_up_in``
+  seconds from now (a UI shows it as a countdown).
 * ``{"type": "closed", "reason": str}``: the last item; :meth:`Client.messages` then ends.
 
 **Reconnecting.** When the connection drops (not by :meth:`Client.close`, not after a fatal
 error saying that this client is broken) and ``reconnect`` is true, the client retries with
-back-off (``backoff_initial`` doubling up to ``backoff_max``, with jitter; at most
-``reconnect_attempts`` times): ``hello``, ``login`` with the same credentials, ``resume`` of
-every seat held (with its token) and ``watch`` of every table watched. A refused login
-(``AUTH_FAILED``, ``GUESTS_NOT_ALLOWED``, ``SERVER_PASSWORD_REQUIRED``) or the last failed
-attempt closes the client.
+back-off (``backoff_initial`` doubling up to ``backoff_max``, with jitter) for as long as the
+server keeps a seat: ``reconnect_for`` seconds from the drop, by default the server's
+``reconnect_grace`` plus its ``restart_grace`` (``welcome.limits``) plus a margin, so that a
+restart of the server is a pause, not the end (``reconnect_attempts``, if given, also caps the
+number of attempts). Each attempt is ``hello``, ``login`` with the same credentials (and the
+token of a held seat, which the server's failed-login throttle lets through), ``resume`` of every
+seat held (with its token) and ``watch`` of every table watched. A ``going_away`` from the
+server is passed on like any pushed message; reconnecting goes on. ``LOGIN_THROTTLED`` waits its
+``retry_after``. A refused login (``AUTH_FAILED``, ``GUESTS_NOT_ALLOWED``,
+``SERVER_PASSWORD_REQUIRED``) or the end of the window closes the client.
 
 **Keep-alive.** The server drops a connection silent for ``idle_timeout`` (``welcome.limits``);
 the client pings whenever it has sent nothing for a third of that (at most a minute).
@@ -68,7 +76,7 @@ __all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "Seat", 
 log = logging.getLogger(__name__)
 
 #: The ``type`` of the items :meth:`Client.messages` adds besides the server's messages.
-PSEUDO_EVENTS = ("disconnected", "reconnected", "closed")
+PSEUDO_EVENTS = ("disconnected", "reconnecting", "reconnected", "closed")
 
 #: Fatal codes that mean this client itself is broken: reconnecting would fail the same way.
 _NO_RECONNECT = frozenset({ErrorCode.BAD_FRAME, ErrorCode.FRAME_TOO_LARGE, ErrorCode.BAD_MESSAGE,
@@ -156,11 +164,12 @@ class Client:
 
     def __init__(self, host: str, port: int, *, mode: Mode | str = Mode.MSGPACK,
                  client_name: str = "shithead-sdk 0.1", reconnect: bool = True,
-                 reconnect_attempts: int = 8, backoff_initial: float = 0.2, backoff_max: float = 5.0,
+                 reconnect_for: float | None = None, reconnect_attempts: int | None = None,
+                 backoff_initial: float = 0.2, backoff_max: float = 5.0,
                  rate_limit_retries: int = 5, keepalive: float | None = None,
                  timeout: float = 30.0) -> None:
         self.host, self.port, self.mode, self.client_name = host, port, Mode(mode), client_name
-        self.reconnect, self.reconnect_attempts = reconnect, reconnect_attempts
+        self.reconnect, self.reconnect_for, self.reconnect_attempts = reconnect, reconnect_for, reconnect_attempts
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
         self.rate_limit_retries, self.keepalive, self.timeout = rate_limit_retries, keepalive, timeout
         self.welcome: dict[str, Any] = {}  #: The last ``welcome``; ``welcome["limits"]``: the server's limits.
@@ -513,12 +522,28 @@ class Client:
         if wire is not None and isinstance(limits.get(key), int) and limits[key] > 0:
             wire.conn.max_out = limits[key]
 
+    def reconnect_window(self) -> float:
+        """Seconds to keep trying after a drop (see the module docstring)."""
+        if self.reconnect_for is not None:
+            return self.reconnect_for
+        limits = self.welcome.get("limits") or {}
+        return float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0)) + 30.0
+
     async def _reconnect_loop(self) -> None:
         """Retry with back-off until the connection, the login and the seats are back."""
         delay = self.backoff_initial
+        give_up_at = time.monotonic() + self.reconnect_window()
+        attempt = 0
         try:
-            for attempt in range(1, self.reconnect_attempts + 1):
-                await asyncio.sleep(delay * random.uniform(0.5, 1.0))  # jitter: bots do not stampede
+            while self.reconnect_attempts is None or attempt < self.reconnect_attempts:
+                wait = delay * random.uniform(0.5, 1.0)  # jitter: bots do not stampede
+                left = give_up_at - time.monotonic()
+                if left <= wait:
+                    break
+                attempt += 1
+                self._queue.put_nowait({"type": "reconnecting", "attempt": attempt, "retry_in": round(wait, 3),
+                                        "gives_up_in": round(left, 3)})
+                await asyncio.sleep(wait)
                 delay = min(delay * 2, self.backoff_max)
                 try:
                     event = await self._reestablish(attempt)
@@ -526,6 +551,8 @@ class Client:
                     if exc.code in _AUTH_FATAL:
                         self._give_up(f"login refused after reconnecting: {exc}")
                         return
+                    if exc.retry_after is not None:  # LOGIN_THROTTLED, RATE_LIMITED
+                        delay = max(delay, exc.retry_after)
                     log.info("reconnect attempt %d refused: %s", attempt, exc)
                 except (OSError, TimeoutError) as exc:  # ConnectionLost is an OSError too
                     log.info("reconnect attempt %d failed: %s", attempt, exc)
@@ -535,7 +562,7 @@ class Client:
                     self._set_connected()
                     return
                 self._drop_wire()
-            self._give_up(f"could not reconnect after {self.reconnect_attempts} attempts")
+            self._give_up(f"could not reconnect after {attempt} attempts in {self.reconnect_window():g} s")
         finally:
             self._reconnect_task = None
             if not self.connected:
@@ -557,7 +584,10 @@ class Client:
         ``reconnected`` pseudo-event; raises as the requests do."""
         await self._open()
         if self._credentials is not None:
-            pending = await self._request_pending(Login, self._credentials, None, internal=True)
+            creds = dict(self._credentials)
+            if self.seats:  # proves the name to the server's failed-login throttle
+                creds["token"] = next(iter(self.seats.values())).token
+            pending = await self._request_pending(Login, creds, None, internal=True)
             self.logged_in = encode_message(pending.future.result(), validate=False)
             self._limit_output()
         # Every resume and watch is written at once (answered in order, each resume followed by

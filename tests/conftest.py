@@ -28,3 +28,21 @@ async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]
     for app in apps:
         if not app.stopping:
             await app.stop()
+
+
+# Every async test of a package that serves or opens sockets runs twice: on asyncio's own event
+# loop and on uvloop (the extra "fast", which shithead-server uses when it is installed). uvloop
+# must be installed (the README's test command installs it): a missing uvloop fails here, it is
+# never skipped quietly.
+_BOTH_LOOPS = ("tests/server/", "tests/client/", "tests/test_protocol_doc.py")
+
+
+def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[[], Any]]:
+    import asyncio
+
+    rel = str(item.path.relative_to(config.rootpath)).replace("\\", "/")
+    if not rel.startswith(_BOTH_LOOPS):
+        return {"asyncio": asyncio.new_event_loop}
+    import uvloop
+
+    return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}

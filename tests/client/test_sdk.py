@@ -167,7 +167,7 @@ async def test_a_dropped_connection_fails_inflight_requests_then_resumes(server:
     assert await c.ping() >= 0
     summary = next(t for t in await c.list_tables() if t["table"] == table)
     assert summary["seats"][held.seat] == {"name": "alice", "bot": False, "guest": True, "away": False,
-                                           "timeouts": 0}
+                                           "timeouts": 0, "stand_in": None}
 
 
 async def test_without_reconnect_a_drop_closes_the_client(server: App, connect: Any) -> None:
@@ -184,18 +184,29 @@ async def test_without_reconnect_a_drop_closes_the_client(server: App, connect: 
 
 
 async def test_reconnecting_gives_up_when_the_server_is_gone(make_server: Any, connect: Any) -> None:
-    """After the server shuts down the client sees SHUTTING_DOWN, tries a bounded number of
-    times, then closes with a closed pseudo-event."""
+    """After the server stops the client sees going_away, keeps trying for its reconnect window
+    (counting down), then closes with a closed pseudo-event."""
     app = await make_server()
-    c = await connect(app, "alice", reconnect_attempts=2, backoff_initial=0.01)
+    c = await connect(app, "alice", reconnect_for=0.5, backoff_initial=0.01, backoff_max=0.05)
     await app.stop()
-    kinds = []
+    items = []
     async with asyncio.timeout(20):
         async for m in c.messages():
-            kinds.append((m["type"], m.get("code")))
-    assert kinds[0] == ("error", "SHUTTING_DOWN")
-    assert kinds[1] == ("disconnected", "SHUTTING_DOWN")
-    assert kinds[-1] == ("closed", None) and c.closed
+            items.append(m)
+    kinds = [m["type"] for m in items]
+    assert items[0]["type"] == "going_away" and items[0]["returning"] is True
+    assert items[1]["type"] == "disconnected" and items[1]["reconnecting"] is True
+    waits = [m for m in items if m["type"] == "reconnecting"]
+    assert len(waits) >= 3 and [m["attempt"] for m in waits] == list(range(1, len(waits) + 1))
+    assert all(0 < m["gives_up_in"] <= 0.5 for m in waits)
+    assert [m["gives_up_in"] for m in waits] == sorted((m["gives_up_in"] for m in waits), reverse=True)
+    assert kinds[-1] == "closed" and c.closed and "0.5 s" in items[-1]["reason"]
+
+
+async def test_the_reconnect_window_is_as_long_as_the_server_keeps_the_seat(server: App, connect: Any) -> None:
+    c = await connect(server, "alice")
+    limits = c.welcome["limits"]
+    assert c.reconnect_window() > limits["reconnect_grace"] + limits["restart_grace"]
 
 
 async def test_idle_timeout_reconnects_and_watches_again_while_keepalive_holds(
