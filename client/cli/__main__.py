@@ -9,7 +9,9 @@
 The password prompt does not echo. An empty password logs in as a guest. When the server
 wants its own password (``welcome.password_required``) that is asked for too. Logs go to a
 file (``$XDG_STATE_HOME/shithead/cli.log``, by default ``~/.local/state/shithead/cli.log``),
-never to the terminal the game is drawn on.
+never to the terminal the game is drawn on. Seat tokens are kept in
+``~/.local/state/shithead/seats.json`` (see :mod:`client.cli.seats`): started again with the
+same name, the client takes back a seat that waits for the player by itself.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from prompt_toolkit.input import create_input
 from client.cli.app import CliApp
 from client.cli.model import Model
 from client.cli.render import Theme
+from client.cli.seats import SeatTokens
 from client.sdk import Client, ServerError
 from protocol.errors import LocalProtocolError
 
@@ -170,7 +173,8 @@ async def amain(args: argparse.Namespace) -> int:
                     return 1
                 stack.enter_context(create_app_session(input=create_input(tty)))
             # Built inside the session: the application takes its input and output from it.
-            app = CliApp(client, model=model, theme=Theme.from_env(symbols=not args.ascii))
+            app = CliApp(client, model=model, theme=Theme.from_env(symbols=not args.ascii),
+                         tokens=SeatTokens(f"{host}:{port}", model.name or ""))
             app.feed({"type": "info", "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
                                               "it), 'help' lists the commands."})
             # While the screen is drawn, anything written to stderr (a warning, a thread's

@@ -56,6 +56,7 @@ from client.cli.commands import (
     take_action,
 )
 from client.cli.render import Theme, render_screen, render_status, to_formatted
+from client.cli.seats import SeatTokens
 from client.sdk import Client, ConnectionLost, ServerError
 from protocol.errors import LocalProtocolError
 
@@ -78,8 +79,10 @@ class CliApp:
     """
 
     def __init__(self, client: Client, *, model: M.Model | None = None, theme: Theme | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, tokens: SeatTokens | None = None) -> None:
         self.client = client
+        self.tokens = tokens
+        """Where this player's seat tokens are kept between runs (None: nowhere)."""
         self.model = model or M.Model()
         self.theme = theme or Theme.from_env()
         self.clock = clock
@@ -143,7 +146,7 @@ class CliApp:
 
     def _status_text(self) -> StyleAndTextTuples:
         width, _ = self._size()
-        return to_formatted([render_status(self.model, width=width, theme=self.theme)])
+        return to_formatted([render_status(self.model, width=width, theme=self.theme, now=self.clock())])
 
     # ------------------------------------------------------------------ keys
 
@@ -166,8 +169,10 @@ class CliApp:
 
         @kb.add("enter", filter=empty)
         def _play(event: KeyPressEvent) -> None:
-            if M.selectables(self.model):  # elsewhere (the lobby) an empty Enter does nothing
+            if M.selectables(self.model):
                 self._guarded(lambda: Command("act", action=action_from_selection(self.model)))
+            elif self.model.table is None and M.waiting_seats(self.model):  # the lobby: take the seat back
+                self._guarded(lambda: Command("resume", args={"table": M.waiting_seats(self.model)[0][0]}))
 
         @kb.add("c-t")
         def _take(event: KeyPressEvent) -> None:
@@ -276,10 +281,28 @@ class CliApp:
             self.feed({"type": "table_created", "table": table})
             # The creator owns the table but is not seated: sit down at once, as one nearly always does.
             await self._run(Command("join", args={"table": table, "password": args.get("password")}))
+        elif cmd.kind == "join" and any(t == args["table"] for t, _ in M.waiting_seats(self.model)):
+            await self._run(Command("resume", args={"table": args["table"]}))  # our own seat: take it back
         elif cmd.kind == "join":
             await self._leave_other(args["table"])
             seat = await c.join(args["table"], args.get("seat"), args.get("password"))
+            self._keep_token(args["table"], seat.token)
             self.feed({"type": "joined", "table": args["table"], "seat": seat[0]})
+        elif cmd.kind == "resume":
+            table = args["table"]
+            await self._leave_other(table)
+            token = self.tokens.get(table) if self.tokens is not None else None
+            if token is None and self.model.guest:
+                raise CommandError(f"Your seat at table {table} can only come back with its token, and this "
+                                   "machine has none for it (a guest's seat belongs to the client that took it).")
+            try:
+                held = await c.resume(table, token)
+            except ServerError as exc:
+                if exc.code in ("BAD_TOKEN", "UNKNOWN_TABLE") and self.tokens is not None:
+                    self.tokens.drop(table)
+                raise
+            self._keep_token(table, held.token)
+            self.feed({"type": "joined", "table": table, "seat": held.seat})
         elif cmd.kind == "watch":
             await self._leave_other(args["table"])
             await c.watch(args["table"], args.get("password"))
@@ -287,6 +310,8 @@ class CliApp:
         elif cmd.kind == "leave":
             table = self._table("leave")
             await c.leave(table)
+            if self.tokens is not None:
+                self.tokens.drop(table)
             self.feed({"type": "left", "table": table})
             self.feed({"type": "tables", "tables": await c.list_tables()})
         elif cmd.kind == "start":
@@ -300,6 +325,28 @@ class CliApp:
             self.say(_record_words(await c.get_record(args["game"])))
         else:  # pragma: no cover - parse_command makes no other kinds
             raise CommandError(f"Unknown command {cmd.kind}")
+
+    def _keep_token(self, table: int, token: str) -> None:
+        if self.tokens is not None:
+            self.tokens.put(table, token)
+
+    async def take_back_seats(self) -> None:
+        """At start: find the seats that wait for this player; take the only one back at once
+        (a registered account always can, a guest with the token kept on this machine), or list
+        them in the lobby (Enter takes the first)."""
+        try:
+            self.feed({"type": "tables", "tables": await self.client.list_tables()})
+        except (ServerError, ConnectionLost) as exc:
+            log.debug("cannot list the tables: %s", exc)
+            return
+        waiting = M.waiting_seats(self.model)
+        known = self.tokens.all() if self.tokens is not None else {}
+        can = [(t, s) for t, s in waiting if not self.model.guest or t in known]
+        if len(waiting) == 1 and can:
+            self.say(f"Your seat {can[0][1]} at table {can[0][0]} was waiting for you: taking it back.")
+            self.submit(Command("resume", args={"table": can[0][0]}))
+        elif waiting:
+            self.say(f"{len(waiting)} seats are waiting for you: Enter takes back the first, 'resume T' any.")
 
     async def _leave_other(self, table: int) -> None:
         """Leave the table on screen before going to another one (the screen shows one table)."""
@@ -316,6 +363,11 @@ class CliApp:
             async for msg in self.client.messages():
                 log.debug("received %s", msg.get("type"))
                 self.feed(msg)
+                if msg.get("type") == "reconnected" and self.tokens is not None:
+                    for lost in msg.get("lost") or ():
+                        self.tokens.drop(int(lost["table"]))
+                    for table, held in self.client.seats.items():
+                        self.tokens.put(table, held.token)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -338,6 +390,7 @@ class CliApp:
         if self.client.connected and self.model.connection == "connecting":
             self.update(lambda m: replace(m, connection="connected"))
         self._spawn(self._read())
+        self._spawn(self.take_back_seats())
         self._spawn(self._lobby_refresh())
         try:
             await self.app.run_async()

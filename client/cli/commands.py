@@ -22,7 +22,7 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from client.cli.model import Model, Pick, selectables, selected_picks
+from client.cli.model import Model, Pick, selectables, selected_picks, waiting_seats
 
 __all__ = [
     "BOTS",
@@ -59,6 +59,7 @@ Lobby and table:
   list                      the open tables
   create [preset] [seats] [name=N] [password=P] [seconds=S] [option=value ...]
   join T [seat] [password]  sit down        watch T [password]   spectate
+  resume [T]                take your seat back (after quitting the client)
   bot random|greedy|search [seat]           (owner) seat a bundled bot
   start | next              (owner) deal the next game
   leave    record GAME    chat TEXT (or 'TEXT)    help    quit"""
@@ -74,10 +75,11 @@ _COMMANDS = {
     "join": "join", "j": "join", "sit": "join", "watch": "watch", "w": "watch", "leave": "leave",
     "start": "start", "next": "start", "deal": "start", "bot": "bot", "addbot": "bot", "add_bot": "bot",
     "chat": "chat", "say": "chat", "help": "help", "?": "help", "h": "help", "quit": "quit", "exit": "quit",
-    "q": "quit", "record": "record",
+    "q": "quit", "record": "record", "resume": "resume", "back": "resume",
 }
 #: The command words completion offers (the aliases work but are not offered).
-_OFFERED = ("list", "create", "join", "watch", "leave", "start", "next", "bot", "chat", "record", "help", "quit")
+_OFFERED = ("list", "create", "join", "watch", "leave", "start", "next", "bot", "chat", "record", "resume", "help",
+            "quit")
 _CREATE_KEYS = {"name": "name", "password": "password", "pw": "password", "seconds": "action_seconds",
                 "action_seconds": "action_seconds", "bank": "bank_seconds", "bank_seconds": "bank_seconds",
                 "seed": "seed", "preset": "preset", "seats": "seats"}
@@ -96,7 +98,7 @@ class CommandError(Exception):
 class Command:
     """A parsed command. ``kind``: ``act`` (``action`` holds the exact legal text), ``list``,
     ``create``, ``join``, ``watch``, ``leave``, ``start``, ``bot``, ``chat``, ``record``,
-    ``help`` or ``quit``; ``args`` the request's arguments."""
+    ``resume``, ``help`` or ``quit``; ``args`` the request's arguments."""
 
     kind: str
     action: str | None = None
@@ -406,6 +408,13 @@ def parse_command(text: str, model: Model) -> Command:
             else:
                 args["password"] = tok
         return Command(kind, args=args)
+    if kind == "resume":
+        if tokens:
+            return Command("resume", args={"table": _int(tokens[0], "The table")})
+        waiting = waiting_seats(model)
+        if not waiting:
+            raise CommandError("No seat is waiting for you ('list' shows the tables).")
+        return Command("resume", args={"table": waiting[0][0]})
     if kind == "bot":
         if not tokens:
             raise CommandError(f"bot needs a name: {', '.join(BOTS)}")

@@ -127,6 +127,10 @@ class Model:
     #: The action text sent and not answered yet (no second one meanwhile).
     pending: str | None = None
     show_help: bool = False
+    #: While reconnecting: when the next attempt is, and when the client gives up (caller's clock).
+    retry_at: float | None = None
+    gives_up_at: float | None = None
+    attempt: int = 0
 
     @property
     def seat(self) -> int | None:
@@ -341,11 +345,55 @@ def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
     retrying = msg.get("reconnecting", True)
     reason = msg.get("reason")
     text = ("Connection lost: reconnecting..." if retrying else "Connection lost.") + (f" ({reason})" if reason else "")
-    m = dataclasses.replace(model, connection="reconnecting" if retrying else "closed", pending=None)
+    # The turn clock is not shown while we cannot hear from the server: the snapshot after the
+    # reconnect gives it again.
+    m = dataclasses.replace(model, connection="reconnecting" if retrying else "closed", pending=None,
+                            deadline_at=None)
     return note(m, text, "error")
 
 
+def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
+    return dataclasses.replace(model, connection="reconnecting", attempt=int(msg.get("attempt", 0)),
+                               retry_at=now + float(msg.get("retry_in", 0.0)),
+                               gives_up_at=now + float(msg.get("gives_up_in", 0.0)), deadline_at=None)
+
+
+def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
+    text = f"The server is stopping: {msg.get('reason', '')}."
+    if msg.get("returning"):
+        text += " The game is saved; this client reconnects and takes your seat back by itself."
+    return note(model, text, "error")
+
+
+def _presence(model: Model, msg: dict[str, Any], now: float) -> Model:
+    name, bot, event = str(msg.get("name", "?")), msg.get("bot"), msg.get("event")
+    if event == "dropped":
+        text = f"{name} dropped" + (f" (the bot {bot} playing for them)" if bot else "") + "."
+    elif event == "returned":
+        text = f"{name} is back" + (f": {bot} gives the seat back" if bot else "") + "."
+    elif event == "replaced":
+        text = f"{bot} now plays for {name}."
+    else:
+        return model
+    return note(model, text)
+
+
+def waiting_seats(model: Model) -> list[tuple[int, int]]:
+    """``(table, seat)`` of the seats that this player holds and that wait for them (away),
+    outside the table on screen."""
+    me = (model.name or "").lower()
+    out = []
+    for tid, summary in sorted(model.tables.items()):
+        if tid == model.table:
+            continue
+        for i, seat in enumerate(summary.get("seats") or ()):
+            if seat and str(seat.get("name", "")).lower() == me and seat.get("away"):
+                out.append((tid, i))
+    return out
+
+
 def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
+    model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0)
     m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
     for seat in msg.get("resumed") or ():
         m = note(m, f"Seat {seat.get('seat')} at table {seat.get('table')} is yours again.")
@@ -380,7 +428,10 @@ _HANDLERS: dict[str, Callable[[Model, dict[str, Any], float], Model]] = {
     "error": _error,
     "info": _info,
     "disconnected": _disconnected,
+    "reconnecting": _reconnecting,
     "reconnected": _reconnected,
+    "going_away": _going_away,
+    "presence": _presence,
     "closed": _closed,
 }
 

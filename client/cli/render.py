@@ -27,7 +27,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
 from client.cli.commands import HELP
-from client.cli.model import FeedLine, Model, selectables
+from client.cli.model import FeedLine, Model, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 
 __all__ = ["Line", "Theme", "card_text", "fit", "line_width", "plain_lines", "render_screen", "render_status",
@@ -437,6 +437,10 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
                            f"{str(s.get('owner', ''))[:10]:<10} {notes}")])
     if not model.tables:
         lines.append([("", "   (no tables yet: 'create' opens one, 'list' refreshes)")])
+    for n, (tid, seat) in enumerate(waiting_seats(model)):
+        hint = "Enter or " if n == 0 else ""
+        lines.append([(theme.style("bold", "fg:ansiyellow"), f" Table {tid}, seat {seat} is waiting for you: "
+                                                              f"{hint}'resume {tid}' takes it back.")])
     lines.append(rule(width, theme))
     lines.append([("", " create [preset] [seats] · join T · watch T · list · help · quit")])
     return lines
@@ -488,12 +492,17 @@ def render_screen(model: Model, *, width: int = 80, height: int = 22, now: float
     return top + feed[-room:] if room > 0 else top
 
 
-def render_status(model: Model, *, width: int = 80, theme: Theme | None = None) -> Line:
-    """The status line: connection, the last error in words, key hints when there is room."""
+def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, now: float = 0.0) -> Line:
+    """The status line: connection (with the reconnect countdown), the last error in words, key
+    hints when there is room."""
     theme = theme or Theme()
     dot = "●" if theme.symbols else "*"
+    again = f"{dot} connection lost: reconnecting..."
+    if model.retry_at is not None and model.gives_up_at is not None:
+        again = (f"{dot} connection lost: reconnecting in {max(0, math.ceil(model.retry_at - now))} s "
+                 f"(attempt {model.attempt}; seat kept {max(0, math.ceil(model.gives_up_at - now))} s more)")
     conn = {"connected": ("", f"{dot} connected"), "connecting": ("bold", f"{dot} connecting..."),
-            "reconnecting": (theme.style("bold", "fg:ansired"), f"{dot} connection lost: reconnecting..."),
+            "reconnecting": (theme.style("bold", "fg:ansired"), again),
             "closed": (theme.style("bold", "fg:ansired"), f"{dot} disconnected")}
     style, label = conn.get(model.connection, ("", model.connection))
     line: Line = [(style, " " + label)]

@@ -191,3 +191,39 @@ def test_marks_are_dropped_when_the_cards_change() -> None:
     assert same.selected == m.selected
     changed = midgame()["view"] | {"hand": ["3s", "4c"]}
     assert not reduce(m, state(changed, seq=47)).selected
+
+
+def test_presence_and_going_away_are_told_in_words() -> None:
+    m = seated()
+    for event, bot in (("dropped", None), ("replaced", "greedy-4"), ("returned", "greedy-4")):
+        m = reduce(m, {"type": "presence", "table": 1, "seat": 2, "name": "carol", "event": event, "bot": bot})
+    m = reduce(m, {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True})
+    assert feed(m)[-4:] == ["carol dropped.", "greedy-4 now plays for carol.", "carol is back: greedy-4 gives the "
+                            "seat back.", "The server is stopping: the server is stopping (SIGTERM). The game is "
+                            "saved; this client reconnects and takes your seat back by itself."]
+
+
+def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
+    from client.cli.render import render_status
+
+    m = reduce(seated(), midgame(), now=100.0)
+    assert m.deadline_at is not None
+    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True}, now=101.0)
+    assert m.deadline_at is None  # not counting down a clock we cannot hear about
+    m = reduce(m, {"type": "reconnecting", "attempt": 3, "retry_in": 1.6, "gives_up_in": 140.2}, now=102.0)
+    text = "".join(t for _, t in render_status(m, width=120, now=102.5))
+    assert "reconnecting in 2 s (attempt 3; seat kept 140 s more)" in text
+    m = reduce(m, {"type": "reconnected", "attempt": 3, "resumed": [{"table": 1, "seat": 0}], "watching": [],
+                   "lost": []}, now=103.0)
+    assert m.connection == "connected" and m.retry_at is None
+
+
+def test_seats_waiting_for_the_player_are_found_in_the_lobby() -> None:
+    from client.cli.model import waiting_seats
+
+    m = Model(name="Alice")
+    away = summary(3, ["bob", "alice"])
+    away["seats"][1]["away"] = True
+    here = summary(4, ["alice", "bob"])
+    m = reduce(m, {"type": "tables", "id": 1, "tables": [away, here]})
+    assert waiting_seats(m) == [(3, 1)]

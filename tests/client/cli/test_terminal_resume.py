@@ -1,0 +1,175 @@
+"""The real ``shithead`` program in a real pseudo-terminal (tmux): a player who quits the client
+mid-game and starts it again is back in the seat without a key pressed, a registered player and
+a guest alike; across a ``kill -9`` and restart of the server the running client takes its seat
+back by itself.
+
+Waiting is on conditions (the server's state, the screen's text), checked every few hundredths
+of a second within a time limit; nothing waits a guessed amount of time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.sdk import Client
+from server.app import App
+from tests.server.client import TestClient
+
+ROOT = Path(__file__).resolve().parents[3]
+SHITHEAD = str(Path(sys.executable).with_name("shithead"))
+
+
+async def until(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
+    """Check ``predicate`` until it holds (returns its value) or ``timeout`` passes."""
+    async with asyncio.timeout(timeout):
+        while not (value := predicate()):
+            await asyncio.sleep(0.05)
+    assert value, what
+    return value
+
+
+class Terminal:
+    """One tmux session of 100x30 running a command; its screen as text."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.name = f"shithead-test-{uuid.uuid4().hex[:8]}"
+        self.tmp = tmp
+
+    def run(self, *argv: str, stdin_text: str | None = None) -> None:
+        env = {"SHITHEAD_SEATS_FILE": str(self.tmp / "seats.json"), "XDG_STATE_HOME": str(self.tmp),
+               "SHITHEAD_NO_UVLOOP": "1"}
+        command = " ".join(_quote(a) for a in argv)
+        if stdin_text is not None:
+            command = f"printf '%s\\n' {_quote(stdin_text)} | {command}"
+        exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
+        shell = f"cd {_quote(str(ROOT))} && export {exports} && {command}; echo EXITED-$?; sleep 600"
+        subprocess.run(["tmux", "new-session", "-d", "-x", "100", "-y", "30", "-s", self.name, shell], check=True)
+
+    def screen(self) -> str:
+        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        return out.stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+async def terminal(tmp_path: Path) -> AsyncIterator[Terminal]:
+    assert shutil.which("tmux"), "tmux is needed for the terminal tests"
+    term = Terminal(tmp_path)
+    yield term
+    term.close()
+
+
+def seat_of(app: App, table: int, name: str) -> Any:
+    return next(s for s in app.tables[table].seats if s is not None and s.name == name)
+
+
+async def quit_and_come_back(app: App, terminal: Terminal, login: list[str], stdin_text: str) -> None:
+    """alice (the CLI) sits at a 2-seat table with bob, the game starts, she quits with Ctrl-C,
+    starts the client again and must be back in her seat with no key pressed."""
+    bob = await TestClient.connect(app.port, name="bob")
+    await bob.login("bob")
+    t = (await bob.ok({"type": "create_table", "name": "evening", "preset": "classic", "seats": 2,
+                       "action_seconds": 600}, "table_created"))["table"]
+    await bob.ok({"type": "join", "table": t, "seat": 1}, "joined")
+    address = f"127.0.0.1:{app.port}"
+    terminal.run(SHITHEAD, address, *login, stdin_text=stdin_text)
+    await until(lambda: "Lobby" in terminal.screen(), what="the lobby")
+    terminal.keys(f"join {t}", "Enter")
+    await until(lambda: app.tables[t].seats[0] is not None, what="alice sits")
+    await bob.ok({"type": "start", "table": t}, "ok")
+    await until(lambda: "Setup" in terminal.screen(), what="the game on alice's screen")
+
+    terminal.keys("C-c")
+    await until(lambda: "EXITED-0" in terminal.screen(), what="the client quits")
+    await until(lambda: seat_of(app, t, "alice").session is None, what="alice's seat is away")
+    terminal.close()
+
+    terminal.run(SHITHEAD, address, *login, stdin_text=stdin_text)
+    await until(lambda: seat_of(app, t, "alice").session is not None, what="alice is back without a key")
+    await until(lambda: "Setup" in terminal.screen(), what="the game on alice's screen again")
+    await bob.wait_for(lambda: any(f.get("type") == "presence" and f["event"] == "returned" for f in bob.frames))
+    await bob.close()
+
+
+async def test_a_registered_player_quits_and_is_back_in_the_seat(make_app: Any, terminal: Terminal) -> None:
+    app = await make_app()
+    await quit_and_come_back(app, terminal, ["--name", "alice", "--password-stdin"], "secret-pw")
+
+
+async def test_a_guest_quits_and_is_back_through_the_kept_token(make_app: Any, terminal: Terminal,
+                                                                 tmp_path: Path) -> None:
+    app = await make_app()
+    await quit_and_come_back(app, terminal, ["--name", "alice", "--guest"], "")
+    assert (tmp_path / "seats.json").stat().st_mode & 0o077 == 0  # private to the user
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_path: Path,
+                                                                          terminal: Terminal) -> None:
+    port, db = _free_port(), tmp_path / "server.sqlite3"
+
+    def start_server() -> subprocess.Popen[str]:
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),
+                                 "--db", str(db), "--restart-grace", "5"], cwd=ROOT, text=True,
+                                stdout=subprocess.PIPE, stderr=open(tmp_path / "server.log", "a"),
+                                env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"})
+        assert proc.stdout is not None and "listening" in proc.stdout.readline()
+        return proc
+
+    server = start_server()
+    bob = None
+    try:
+        bob = await Client.connect("127.0.0.1", port, backoff_max=0.3)
+        await bob.login("bob", guest=True)
+        t = await bob.create_table("evening", "classic", 2, action_seconds=600)
+        await bob.join(t, 1)
+        terminal.run(SHITHEAD, f"127.0.0.1:{port}", "--name", "alice", "--guest")
+        await until(lambda: "Lobby" in terminal.screen(), what="the lobby")
+        terminal.keys(f"join {t}", "Enter")
+        await until(lambda: (bob.summaries.get(t) or {}).get("free") == 0, what="alice sits")
+        await bob.start(t)
+        await until(lambda: "Setup" in terminal.screen(), what="the game on alice's screen")
+
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        await until(lambda: "reconnecting" in terminal.screen(), what="the countdown")
+        server = start_server()
+
+        def alice_back() -> bool:
+            seats = (bob.summaries.get(t) or {}).get("seats") or []
+            return bool(seats) and seats[0] is not None and seats[0]["away"] is False
+        await until(lambda: bob.connected, what="bob reconnected")
+        await until(alice_back, 30, what="alice is back without a key")
+        await until(lambda: "Setup" in terminal.screen() and "connected" in terminal.screen(),
+                    what="alice's screen shows the game again")
+    finally:
+        if bob is not None:
+            await bob.close()
+        server.kill()
+        server.wait()
