@@ -49,6 +49,7 @@ from server.engine.deal import check_deck
 from server.durability import Durability, Restored
 from server.journal import Journal
 from server.store import Store
+from server.throttle import LoginThrottle
 from server.table import FinishedGame, Outbox, StateOut, Table, TableError
 from server.tournament.service import TournamentService
 
@@ -298,6 +299,7 @@ class App:
         self.next_game_id = 1
         self.db_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
         self.hasher = PasswordHasher(limit=config.limits.scrypt_concurrency)
+        self.throttle = LoginThrottle()
         self.store: Store | None = None
         self.durable: Durability | None = None
         self.journal: Journal | None = None
@@ -593,7 +595,7 @@ class App:
         try:
             await self._check_login(s, msg)
         except TableError as exc:
-            s.error(exc.code, exc.message, msg.id)
+            s.error(exc.code, exc.message, msg.id, retry_after=exc.retry_after)
         except Exception:
             log.exception("login failed internally for %r", s)
             s.error(ErrorCode.INTERNAL_ERROR, "login failed on the server", msg.id)
@@ -613,7 +615,9 @@ class App:
         if cfg.password is not None:
             if msg.server_password is None:
                 raise TableError(ErrorCode.SERVER_PASSWORD_REQUIRED, "this server needs server_password")
+            self._not_throttled(None, s.address)
             if not token_matches(msg.server_password, token_hash(cfg.password)):
+                self.throttle.failed(None, s.address)  # guessable too
                 raise TableError(ErrorCode.AUTH_FAILED, "wrong server password")
         assert self.store is not None
         account = await self.db(self.store.account, msg.name)
@@ -625,6 +629,8 @@ class App:
         else:
             if not msg.password:
                 raise TableError(ErrorCode.AUTH_FAILED, "a password is needed (or log in as a guest)")
+            if msg.token is None or not self._holds_seat(msg.name, msg.token):
+                self._not_throttled(msg.name, s.address)
             if account is None:
                 salt = new_salt()
                 pw_hash = await self.hasher.hash(msg.password, salt)
@@ -632,8 +638,10 @@ class App:
                     raise TableError(ErrorCode.AUTH_FAILED, "that name was just taken; try again")
                 log.info("registered %s%s", msg.name, " (bot)" if msg.bot else "")
             elif not await self.hasher.verify(msg.password, account.salt, account.hash):
+                self.throttle.failed(msg.name, s.address)
                 raise TableError(ErrorCode.AUTH_FAILED, "wrong name or password")
             else:
+                self.throttle.succeeded(msg.name)
                 s.bot = account.bot  # a bot account is marked as a bot everywhere
         if s.closing:
             return
@@ -642,6 +650,19 @@ class App:
         s.guest = msg.guest
         s.logged_in = True
         s.send(LoggedIn(id=msg.id, name=s.name, guest=s.guest, bot=s.bot))
+
+    def _not_throttled(self, name: str | None, address: str) -> None:
+        wait = self.throttle.wait(name or "", address)
+        if wait > 0:
+            what = f"for {name}" if name else "from your address"
+            raise TableError(ErrorCode.LOGIN_THROTTLED, f"too many failed logins {what}: try again in "
+                             f"{math.ceil(wait)} s", retry_after=round(wait, 3))
+
+    def _holds_seat(self, name: str, token: str) -> bool:
+        """Whether ``token`` is the token of a seat that ``name`` holds at some table."""
+        low = name.lower()
+        return any(st is not None and st.name.lower() == low and token_matches(token, st.token_hash)
+                   for t in self.tables.values() for st in t.seats)
 
     # --- table requests
 

@@ -61,11 +61,13 @@ class Session(Protocol):
 class TableError(Exception):
     """A refused request: a wire error code and a message (never a hidden card)."""
 
-    def __init__(self, code: ErrorCode, message: str, *, reason: str | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, *, reason: str | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.reason = reason
+        self.retry_after = retry_after
 
 
 class StateOut:
