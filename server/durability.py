@@ -105,7 +105,8 @@ class Durability:
         """Store the finished game's record (in the batch of its last action)."""
         self.journal.write(Store.save_game_op(
             game_id=g.game_id, table_name=g.table_name, preset=g.preset, players=g.players, record=g.record,
-            result=g.result, started=wall_of(g.started), ended=wall_of(g.ended)))
+            result=g.result, started=g.started_wall if g.started_wall is not None else wall_of(g.started),
+            ended=wall_of(g.ended)))
 
     def tournament_changed(self, tid: int) -> None:
         self._changed_tournaments.add(tid)

@@ -179,6 +179,7 @@ def _replay(t: Table, snap: dict[str, Any], deal: dict[str, Any], actions: list[
     # resumes with what it had left at the crash, plus the grace.
     ran = max(crashed_wall - deal["started"], turn_t, t.action_times[-1] if t.action_times else 0.0)
     t.started_at = now - ran
+    t.started_wall = deal["started"]  # (started_at leaves out the time the server was down)
     t.turn_started = t.started_at + turn_t + grace
     to_act = game.to_act()
     for i, st in enumerate(t.seats):

@@ -186,6 +186,8 @@ class FinishedGame:
     result: dict[str, Any]
     started: float
     ended: float
+    started_wall: float | None = None
+    """When it was dealt (wall clock), if known better than from ``started`` (a restored game)."""
 
 
 def default_action(game: Game, seat: int) -> Action:
@@ -247,6 +249,8 @@ class Table:
         """Sent again to a player who resumes after the game ended without them."""
         self.tournament: tuple[int, int] | None = None
         """``(tournament id, game number)`` when a tournament plays its game here."""
+        self.started_wall: float | None = None
+        """Wall-clock time of the deal of a game restored after a restart (None otherwise)."""
         self.owner_gone = False
         """The owner left (or stayed away) and no connected person could take over yet: the next
         person to sit or come back becomes the owner."""
@@ -521,6 +525,7 @@ class Table:
         self.game = self.series.start_game(deck=list(self.deck) if self.deck is not None else None)
         self.game_id = game_id
         self.started_at = now
+        self.started_wall = None
         self.action_times = []
         for s in self.seats:
             assert s is not None
@@ -599,7 +604,7 @@ class Table:
             out.send(r, msg)
         self._update(out)
         return FinishedGame(self.game_id, self.name, self.rules.preset, players, record,
-                            outcome.to_dict(), self.started_at, now)
+                            outcome.to_dict(), self.started_at, now, self.started_wall)
 
     # ------------------------------------------------------------------ clocks
 

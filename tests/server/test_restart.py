@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
 
 from server.app import App
@@ -51,6 +52,7 @@ async def test_a_game_comes_back_after_a_crash(tmp_path: Any, make_app: Any, pla
         await step(first, [a, b], t, seat)
     before = [comparable(c.states[t]) for c in (a, b)]
     history = list(first.tables[t].game.history)  # type: ignore[union-attr]
+    crashed_at = time.time()
     await crash(first)
 
     second = await make_app(db=db, restart_grace=30.0)
@@ -67,6 +69,7 @@ async def test_a_game_comes_back_after_a_crash(tmp_path: Any, make_app: Any, pla
     assert not over["errors"]
     game_id = over["game_over"][0]["game"]
     rec = (await again[0].ok({"type": "get_record", "game": game_id}, "record"))["record"]
+    assert rec["started"] < crashed_at  # dealt before the crash, whatever the time the server was down
     record = Record.from_dict(rec["record"])
     assert list(record.actions[:len(history)]) == history
     assert list(record.replay().outcome().places) == over["game_over"][0]["result"]["places"]
