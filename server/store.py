@@ -30,6 +30,7 @@ done by the caller (see :mod:`server.auth`), which runs it in an executor.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -224,8 +225,9 @@ class Store:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for sql, params in ops:
-                db.execute(sql, params)
+            # Runs of the same statement (a pass's actions) go to SQLite in one executemany.
+            for sql, run in itertools.groupby(ops, key=lambda op: op[0]):
+                db.executemany(sql, [params for _, params in run])
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
