@@ -359,9 +359,10 @@ def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
 
 
 def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
-    text = f"The server is stopping: {msg.get('reason', '')}."
+    reason = str(msg.get("reason") or "the server is stopping")
+    text = reason[:1].upper() + reason[1:] + "."
     if msg.get("returning"):
-        text += " The game is saved; this client reconnects and takes your seat back by itself."
+        text += " This client reconnects and takes your seat back by itself."
     return note(model, text, "error")
 
 

@@ -199,8 +199,8 @@ def test_presence_and_going_away_are_told_in_words() -> None:
         m = reduce(m, {"type": "presence", "table": 1, "seat": 2, "name": "carol", "event": event, "bot": bot})
     m = reduce(m, {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True})
     assert feed(m)[-4:] == ["carol dropped.", "greedy-4 now plays for carol.", "carol is back: greedy-4 gives the "
-                            "seat back.", "The server is stopping: the server is stopping (SIGTERM). The game is "
-                            "saved; this client reconnects and takes your seat back by itself."]
+                            "seat back.", "The server is stopping (SIGTERM). This client reconnects and takes your "
+                            "seat back by itself."]
 
 
 def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
