@@ -114,13 +114,7 @@ async def test_unacknowledged_actions_are_not_kept(tmp_path: Any, make_app: Any,
     journal = first.journal
     assert journal is not None
     # Hold the writer thread so that the next commit cannot happen before the crash.
-    started, gate = threading.Event(), threading.Event()
-
-    def block() -> None:
-        started.set()
-        gate.wait(10)
-    release = first.db_thread.submit(block)
-    assert await asyncio.to_thread(started.wait, 5)
+    gate = await WriterGate.hold(first)
     c = (a, b)[seat]
     c.send({"type": "act", "table": t, "seq": seq, "action": c.states[t]["view"]["legal"][0]})
     await asyncio.wait_for(_until(lambda: first.tables[t].seq > seq), 5)
@@ -134,13 +128,34 @@ async def test_unacknowledged_actions_are_not_kept(tmp_path: Any, make_app: Any,
     first._sweeper.cancel()  # type: ignore[union-attr]
     # The crash happens before the writer gets to the batch: it is dropped with the process.
     first.db_thread.shutdown(wait=False, cancel_futures=True)
-    gate.set()
-    await asyncio.wrap_future(release)
+    await gate.release()
     first.store.close()  # type: ignore[union-attr]
 
     second = await make_app(db=db)
     assert second.tables[t].seq == seq
     assert len(second.tables[t].game.history) == 2  # type: ignore[union-attr]  (the two readies)
+
+
+class WriterGate:
+    """Keeps the server's writer thread busy (no commit can happen) until released."""
+
+    def __init__(self, app: App) -> None:
+        self.started, self.gate = threading.Event(), threading.Event()
+
+        def block() -> None:
+            self.started.set()
+            self.gate.wait(10)
+        self.job = app.db_thread.submit(block)
+
+    @classmethod
+    async def hold(cls, app: App) -> WriterGate:
+        held = cls(app)
+        assert await asyncio.to_thread(held.started.wait, 5)
+        return held
+
+    async def release(self) -> None:
+        self.gate.set()
+        await asyncio.wrap_future(self.job)
 
 
 async def _until(predicate: Any) -> None:
@@ -154,19 +169,12 @@ async def test_answers_that_report_a_change_wait_for_its_commit(make_app: Any, p
     a, b = await players(app, ["ann", "bea"])
     t = (await a.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))["table"]
     await a.ok({"type": "join", "table": t}, "joined")
-    started, gate = threading.Event(), threading.Event()
-
-    def block() -> None:
-        started.set()
-        gate.wait(10)
-    release = app.db_thread.submit(block)
-    assert await asyncio.to_thread(started.wait, 5)
+    gate = await WriterGate.hold(app)
     rid = b.send({"type": "join", "table": t})
     pong = b.send({"type": "ping"})
     await asyncio.wait_for(_until(lambda: app.tables[t].seats[1] is not None), 5)
     assert not [f for f in b.frames if f.get("id") in (rid, pong)]  # neither overtakes the commit
-    gate.set()
-    await asyncio.wrap_future(release)
+    await gate.release()
     await b.wait_for(lambda: any(f.get("id") == pong for f in b.frames))
     answers = [f for f in b.frames if f.get("id") in (rid, pong)]
     assert [f["type"] for f in answers] == ["joined", "pong"]  # in the order of the requests
