@@ -8,8 +8,13 @@ and hands validated messages to :class:`App`, which routes them to the pure coor
 Resource handling
     * One sweeper task, twice a second, enforces the handshake and idle timeouts and runs the
       table clocks; no read is wrapped in a timeout.
-    * SQLite is used from one writer thread only; finished games are written there, so the
-      event loop never waits on disk, and shutdown waits for every pending write.
+    * SQLite is used from one writer thread only, so the event loop never waits on disk. Every
+      change to a table or tournament is journaled (:mod:`server.durability`,
+      :mod:`server.journal`): the writes of one pass of the loop are committed together, and
+      what a client is told about a change is held back by its session until the commit
+      (:meth:`ClientSession._write`). Shutdown waits for every pending write.
+    * At start the live state is read back: tables, games in progress and tournaments come
+      back, and the bundled bots that held seats are started again.
     * Password hashes run in a thread pool, a bounded number at a time.
     * A connection whose unsent output passes ``max_output_buffer`` is closed: it reads too
       slowly; its seat waits for a reconnect or its clock.
