@@ -20,7 +20,8 @@ loop"):
   waits for the answer before reading on, so at most one ``act`` is unanswered. ``STALE_SEQ``
   is normal (a newer state is on its way) and only counted. ``ILLEGAL_ACTION``, an exception
   in ``choose`` or a text not in ``legal`` is logged, counted, and replaced by the first legal
-  action. ``RATE_LIMITED`` (after the SDK's own retries) waits ``retry_after`` and decides again.
+  action. ``RATE_LIMITED`` (after the SDK's own retries) and ``STORAGE_FAILED`` (the server
+  cannot write its database for now) wait ``retry_after`` and decide again on the newest state.
 * ``game_over``: ``bot.on_game_over(result, tally)``; when ``games`` games have ended the
   runner leaves the table and returns.
 * ``table_update``: a runner that starts games (it created the table) sends ``start`` when every
@@ -83,6 +84,8 @@ class RunStats:
     losses: int = 0
     """Games in which this seat came last."""
     rate_limited: int = 0
+    storage_failed: int = 0
+    """``STORAGE_FAILED`` answers (the server could not write its database; tried again later)."""
     reconnects: int = 0
     end_reason: str = ""
 
@@ -223,10 +226,12 @@ class BotRunner:
                 if exc.code == ErrorCode.STALE_SEQ:
                     self.stats.stale += 1
                     return
-                if exc.code == ErrorCode.RATE_LIMITED:
-                    self.stats.rate_limited += 1
+                if exc.code in (ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_FAILED):
+                    # Nothing was done: wait as told, then decide again on the newest state (the
+                    # loop returns if a newer one came meanwhile: the runner acts on that one).
+                    self._count_pause(exc)
                     await asyncio.sleep(exc.retry_after or 0.1)
-                    continue  # decide again, if this state is still the newest
+                    continue
                 if exc.code == ErrorCode.ILLEGAL_ACTION:
                     self.stats.illegal += 1
                     log.warning("bot %s: %r refused (%s); playing %r instead",
@@ -298,9 +303,9 @@ class BotRunner:
                 await self.client.start(summary["table"])
                 break
             except ServerError as exc:
-                if exc.code == ErrorCode.RATE_LIMITED:
+                if exc.code in (ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_FAILED):
                     # No table_update may come to prompt another try: wait, then try again.
-                    self.stats.rate_limited += 1
+                    self._count_pause(exc)
                     await asyncio.sleep(exc.retry_after or 0.1)
                     continue
                 # Someone left again, or a game already runs: the next table_update tells.
@@ -310,6 +315,14 @@ class BotRunner:
                 return
         self._running = True
         self.stats.started += 1
+
+    def _count_pause(self, exc: ServerError) -> None:
+        if exc.code == ErrorCode.STORAGE_FAILED:
+            self.stats.storage_failed += 1
+            log.info("bot %s: the server cannot save right now (%s); trying again in %s s",
+                     self.bot.name, exc.message, exc.retry_after)
+        else:
+            self.stats.rate_limited += 1
 
     def _on_error(self, msg: dict[str, Any]) -> None:
         """An error that answers no request: about the connection, or our seat."""

@@ -47,9 +47,17 @@ restart of the server is a pause, not the end (``reconnect_attempts``, if given,
 number of attempts). Each attempt is ``hello``, ``login`` with the same credentials (and the
 token of a held seat, which the server's failed-login throttle lets through), ``resume`` of every
 seat held (with its token) and ``watch`` of every table watched. A ``going_away`` from the
-server is passed on like any pushed message; reconnecting goes on. ``LOGIN_THROTTLED`` waits its
-``retry_after``. A refused login (``AUTH_FAILED``, ``GUESTS_NOT_ALLOWED``,
-``SERVER_PASSWORD_REQUIRED``) or the end of the window closes the client.
+server is passed on like any pushed message; reconnecting goes on. A refusal that says "not
+now" (``LOGIN_THROTTLED`` of the login, ``RATE_LIMITED`` or ``STORAGE_FAILED`` of a resume)
+fails that attempt only: the next one waits at least its ``retry_after`` and the seat is kept. A
+resume refused otherwise (``BAD_TOKEN``, ``UNKNOWN_TABLE``) forgets that seat (``lost``). A
+refused login (``AUTH_FAILED``, ``GUESTS_NOT_ALLOWED``, ``SERVER_PASSWORD_REQUIRED``) or the end
+of the window closes the client.
+
+**Refusals that pass.** ``STORAGE_FAILED`` (the server cannot write its database and takes no
+actions) answers ``act`` and the other requests that change a table with a plain
+:class:`ServerError` carrying ``retry_after``: nothing was done; decide again on the newest state
+after that many seconds (the bot runner does).
 
 **Keep-alive.** The server drops a connection silent for ``idle_timeout`` (``welcome.limits``);
 the client pings whenever it has sent nothing for a third of that (at most a minute).
@@ -78,6 +86,10 @@ log = logging.getLogger(__name__)
 #: The ``type`` of the items :meth:`Client.messages` adds besides the server's messages.
 PSEUDO_EVENTS = ("disconnected", "reconnecting", "reconnected", "closed")
 
+#: Seconds added to the server's graces in the default reconnect window: the seat's grace
+#: starts when the server notices the drop (or restarts), a little after the client does.
+RECONNECT_MARGIN = 30.0
+
 #: Fatal codes that mean this client itself is broken: reconnecting would fail the same way.
 _NO_RECONNECT = frozenset({ErrorCode.BAD_FRAME, ErrorCode.FRAME_TOO_LARGE, ErrorCode.BAD_MESSAGE,
                            ErrorCode.UNKNOWN_TYPE, ErrorCode.UNSUPPORTED_VERSION,
@@ -85,6 +97,9 @@ _NO_RECONNECT = frozenset({ErrorCode.BAD_FRAME, ErrorCode.FRAME_TOO_LARGE, Error
 #: Login refusals that end reconnecting: retrying would be refused again.
 _AUTH_FATAL = frozenset({ErrorCode.AUTH_FAILED, ErrorCode.GUESTS_NOT_ALLOWED,
                          ErrorCode.SERVER_PASSWORD_REQUIRED})
+#: Refusals of a resume that say "not now": the attempt is tried again (after retry_after), the
+#: seat is not given up.
+_TRANSIENT = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_FAILED, ErrorCode.LOGIN_THROTTLED})
 _END: dict[str, Any] = {"type": "<end>"}
 
 
@@ -202,8 +217,10 @@ class Client:
         """Open the connection and complete ``hello``/``welcome``; return the client.
 
         ``mode`` is ``"msgpack"`` (default) or ``"json"`` (JSON lines). ``options`` are the
-        constructor's keyword arguments (``reconnect_attempts``, ``backoff_initial``,
-        ``backoff_max``, ``rate_limit_retries``, ``keepalive``, ``timeout``). Raises
+        constructor's keyword arguments (``reconnect_for``: seconds to keep reconnecting after
+        a drop, default from ``welcome.limits``; ``reconnect_attempts``: a cap on the attempts,
+        default none; ``backoff_initial``, ``backoff_max``, ``rate_limit_retries``,
+        ``keepalive``, ``timeout``). Raises
         ``OSError`` when the server cannot be reached (no retry: reconnecting only applies
         once a connection has been made), :class:`ServerError` when it refuses the handshake,
         ``TimeoutError`` after ``timeout`` seconds."""
@@ -527,32 +544,39 @@ class Client:
         if self.reconnect_for is not None:
             return self.reconnect_for
         limits = self.welcome.get("limits") or {}
-        return float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0)) + 30.0
+        return (float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0))
+                + RECONNECT_MARGIN)
 
     async def _reconnect_loop(self) -> None:
-        """Retry with back-off until the connection, the login and the seats are back."""
+        """Retry with back-off until the connection, the login and the seats are back, or the
+        window (:meth:`reconnect_window`, from the drop) is over."""
         delay = self.backoff_initial
         give_up_at = time.monotonic() + self.reconnect_window()
+        floor = 0.0  # the server's retry_after of the last refusal: no attempt before it
         attempt = 0
         try:
             while self.reconnect_attempts is None or attempt < self.reconnect_attempts:
-                wait = delay * random.uniform(0.5, 1.0)  # jitter: bots do not stampede
                 left = give_up_at - time.monotonic()
-                if left <= wait:
+                if left <= 0.001:
                     break
+                # Jitter (bots do not stampede), never below what the server asked for; the
+                # last attempt is made at the end of the window, not skipped.
+                wait = min(max(delay * random.uniform(0.5, 1.0), floor), left)
+                if floor > left:
+                    break  # the server will not take us back within the window
                 attempt += 1
                 self._queue.put_nowait({"type": "reconnecting", "attempt": attempt, "retry_in": round(wait, 3),
                                         "gives_up_in": round(left, 3)})
                 await asyncio.sleep(wait)
-                delay = min(delay * 2, self.backoff_max)
+                delay, floor = min(delay * 2, self.backoff_max), 0.0
                 try:
                     event = await self._reestablish(attempt)
                 except ServerError as exc:
                     if exc.code in _AUTH_FATAL:
                         self._give_up(f"login refused after reconnecting: {exc}")
                         return
-                    if exc.retry_after is not None:  # LOGIN_THROTTLED, RATE_LIMITED
-                        delay = max(delay, exc.retry_after)
+                    if exc.retry_after is not None:  # LOGIN_THROTTLED, RATE_LIMITED, STORAGE_FAILED
+                        floor = exc.retry_after
                     log.info("reconnect attempt %d refused: %s", attempt, exc)
                 except (OSError, TimeoutError) as exc:  # ConnectionLost is an OSError too
                     log.info("reconnect attempt %d failed: %s", attempt, exc)
@@ -603,12 +627,14 @@ class Client:
         lost: list[dict[str, Any]] = []
         for table, p in asks:
             exc = p.future.exception()
-            if isinstance(exc, ServerError) and exc.code != ErrorCode.RATE_LIMITED:
+            if isinstance(exc, ServerError) and exc.code not in _TRANSIENT:
                 lost.append({"table": table, "code": str(exc.code), "message": exc.message})
                 self.seats.pop(table, None)
                 self.watching.pop(table, None)
             elif exc is not None:
-                raise exc  # connection lost, or rate limited: this attempt failed
+                # Connection lost, rate limited, or the server cannot write its database (it takes
+                # no resume then): this attempt failed, the seat is still ours to try again.
+                raise exc
             elif isinstance(answer := p.future.result(), Joined):
                 self.seats[table] = Seat(answer.seat, answer.token)
                 resumed.append({"table": table, "seat": answer.seat})

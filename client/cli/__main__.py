@@ -10,8 +10,9 @@ The password prompt does not echo. An empty password logs in as a guest. When th
 wants its own password (``welcome.password_required``) that is asked for too. Logs go to a
 file (``$XDG_STATE_HOME/shithead/cli.log``, by default ``~/.local/state/shithead/cli.log``),
 never to the terminal the game is drawn on. Seat tokens are kept in
-``~/.local/state/shithead/seats.json`` (see :mod:`client.cli.seats`): started again with the
-same name, the client takes back a seat that waits for the player by itself.
+``~/.local/state/shithead/seats.json`` (``--seats-file``, ``$SHITHEAD_SEATS_FILE``; see
+:mod:`client.cli.seats`): started again with the same name, the client takes back a seat that
+waits for the player by itself (several: the lobby lists them, Enter or ``resume T``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", action="store_true", help="speak JSON lines instead of msgpack")
     p.add_argument("--ascii", action="store_true", help="suits as letters (7h) and ASCII marks only")
     p.add_argument("--log-file", help="where to write the log (default ~/.local/state/shithead/cli.log)")
+    p.add_argument("--seats-file", help="where to keep seat tokens ($SHITHEAD_SEATS_FILE, default "
+                                        "~/.local/state/shithead/seats.json)")
     p.add_argument("--debug", action="store_true", help="log at DEBUG level")
     return p.parse_args(argv)
 
@@ -174,7 +177,8 @@ async def amain(args: argparse.Namespace) -> int:
                 stack.enter_context(create_app_session(input=create_input(tty)))
             # Built inside the session: the application takes its input and output from it.
             app = CliApp(client, model=model, theme=Theme.from_env(symbols=not args.ascii),
-                         tokens=SeatTokens(f"{host}:{port}", model.name or ""))
+                         tokens=SeatTokens(f"{host}:{port}", model.name or "",
+                                           Path(args.seats_file).expanduser() if args.seats_file else None))
             app.feed({"type": "info", "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
                                               "it), 'help' lists the commands."})
             # While the screen is drawn, anything written to stderr (a warning, a thread's

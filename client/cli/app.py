@@ -172,7 +172,8 @@ class CliApp:
             if M.selectables(self.model):
                 self._guarded(lambda: Command("act", action=action_from_selection(self.model)))
             elif self.model.table is None and M.waiting_seats(self.model):  # the lobby: take the seat back
-                self._guarded(lambda: Command("resume", args={"table": M.waiting_seats(self.model)[0][0]}))
+                first = (self.resumable() or M.waiting_seats(self.model))[0][0]
+                self._guarded(lambda: Command("resume", args={"table": first}))
 
         @kb.add("c-t")
         def _take(event: KeyPressEvent) -> None:
@@ -242,21 +243,26 @@ class CliApp:
         """Run one request; every failure ends up in the feed, in words."""
         try:
             await self._run(cmd)
-        except ServerError as exc:
-            self.feed({"type": "error", "code": str(exc.code), "message": exc.message, "reason": exc.reason,
-                       "retry_after": exc.retry_after})
-        except ConnectionLost:
-            self.say("Not connected right now: try again once the connection is back.", "error")
-        except CommandError as exc:
-            self.say(str(exc), "error")
-        except LocalProtocolError as exc:
-            self.say(f"That cannot be sent: {exc}", "error")
-        except Exception:
-            log.exception("command %r failed", cmd)
-            self.say("Something went wrong; the details are in the log file.", "error")
+        except Exception as exc:
+            self._tell_failure(exc, cmd)
         finally:
             if cmd.kind == "act" and self.model.pending == cmd.action:
                 self.update(lambda m: replace(m, pending=None))
+
+    def _tell_failure(self, exc: Exception, cmd: Command) -> None:
+        """A failed request in words in the feed (never a traceback on screen)."""
+        if isinstance(exc, ServerError):
+            self.feed({"type": "error", "code": str(exc.code), "message": exc.message, "reason": exc.reason,
+                       "retry_after": exc.retry_after})
+        elif isinstance(exc, ConnectionLost):
+            self.say("Not connected right now: try again once the connection is back.", "error")
+        elif isinstance(exc, CommandError):
+            self.say(str(exc), "error")
+        elif isinstance(exc, LocalProtocolError):
+            self.say(f"That cannot be sent: {exc}", "error")
+        else:
+            log.error("command %r failed", cmd, exc_info=exc)
+            self.say("Something went wrong; the details are in the log file.", "error")
 
     def _table(self, what: str) -> int:
         if self.model.table is None:
@@ -293,14 +299,19 @@ class CliApp:
             await self._leave_other(table)
             token = self.tokens.get(table) if self.tokens is not None else None
             if token is None and self.model.guest:
-                raise CommandError(f"Your seat at table {table} can only come back with its token, and this "
-                                   "machine has none for it (a guest's seat belongs to the client that took it).")
+                raise CommandError(_no_token_words(table))
             try:
                 held = await c.resume(table, token)
             except ServerError as exc:
-                if exc.code in ("BAD_TOKEN", "UNKNOWN_TABLE") and self.tokens is not None:
+                if exc.code not in ("BAD_TOKEN", "UNKNOWN_TABLE"):
+                    raise
+                if self.tokens is not None:
                     self.tokens.drop(table)
-                raise
+                if exc.code != "BAD_TOKEN" or token is None or self.model.guest:
+                    raise
+                # A registered account's kept token is out of date (the seat was taken back
+                # elsewhere, which gives a new token): the name proves the seat.
+                held = await c.resume(table, None)
             self._keep_token(table, held.token)
             self.feed({"type": "joined", "table": table, "seat": held.seat})
         elif cmd.kind == "watch":
@@ -333,20 +344,53 @@ class CliApp:
     async def take_back_seats(self) -> None:
         """At start: find the seats that wait for this player; take the only one back at once
         (a registered account always can, a guest with the token kept on this machine), or list
-        them in the lobby (Enter takes the first)."""
+        them in the lobby (Enter takes the first). Kept tokens of tables where this name holds no
+        seat any more (the table is gone, the seat was given up) are forgotten."""
         try:
             self.feed({"type": "tables", "tables": await self.client.list_tables()})
         except (ServerError, ConnectionLost) as exc:
             log.debug("cannot list the tables: %s", exc)
             return
+        if self.tokens is not None:
+            for table in set(self.tokens.all()) - M.held_tables(self.model) - set(self.client.seats):
+                self.tokens.drop(table)
         waiting = M.waiting_seats(self.model)
-        known = self.tokens.all() if self.tokens is not None else {}
-        can = [(t, s) for t, s in waiting if not self.model.guest or t in known]
+        can = self.resumable()
+        for t, s in waiting:
+            if (t, s) not in can:
+                self.say(_no_token_words(t), "error")
         if len(waiting) == 1 and can:
-            self.say(f"Your seat {can[0][1]} at table {can[0][0]} was waiting for you: taking it back.")
-            self.submit(Command("resume", args={"table": can[0][0]}))
-        elif waiting:
-            self.say(f"{len(waiting)} seats are waiting for you: Enter takes back the first, 'resume T' any.")
+            table, seat = can[0]
+            self.say(f"Your seat {seat} at table {table} was waiting for you: taking it back.")
+            await self._take_back(table)
+        elif can:
+            self.say(f"{len(waiting)} seats are waiting for you: Enter takes back the one at table {can[0][0]}, "
+                     "'resume T' any.")
+
+    def resumable(self) -> list[tuple[int, int]]:
+        """The waiting seats this client can take back: all for a registered account, those
+        whose token this machine keeps for a guest."""
+        known = self.tokens.all() if self.tokens is not None and self.model.guest else {}
+        return [(t, s) for t, s in M.waiting_seats(self.model) if not self.model.guest or t in known]
+
+    async def _take_back(self, table: int) -> None:
+        """Resume ``table`` by ourselves; a server that cannot write its database for now
+        (STORAGE_FAILED) is asked again after its retry_after, while we are not at a table."""
+        cmd = Command("resume", args={"table": table})
+        for _ in range(60):
+            try:
+                await self._run(cmd)
+                return
+            except ServerError as exc:
+                if exc.code != "STORAGE_FAILED" or self.model.table is not None:
+                    self._tell_failure(exc, cmd)
+                    return
+                wait = exc.retry_after or 1.0
+                self.say(f"The server cannot save right now; asking for the seat again in {wait:g} s.")
+                await asyncio.sleep(wait)
+            except Exception as exc:
+                self._tell_failure(exc, cmd)
+                return
 
     async def _leave_other(self, table: int) -> None:
         """Leave the table on screen before going to another one (the screen shows one table)."""
@@ -400,6 +444,11 @@ class CliApp:
             for task in list(self._tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+
+def _no_token_words(table: int) -> str:
+    return (f"Your seat at table {table} can only come back with its token, and this machine has none "
+            "for it (a guest's seat belongs to the client that took it).")
 
 
 def _record_words(record: dict[str, Any]) -> str:

@@ -433,7 +433,8 @@ def parse_command(text: str, model: Model) -> Command:
 
 class CommandCompleter(Completer):
     """Completes the legal actions first (what one may do now), then the command words, table
-    ids after ``join``/``watch``, presets after ``create`` and bot names after ``bot``.
+    ids after ``join``/``watch``, the tables of waiting seats after ``resume``, presets after
+    ``create`` and bot names after ``bot``.
 
     ``get_model`` is called at each completion, so the completer always sees the latest state.
     A short form completes to the full legal text (``7`` -> ``play 7h``)."""
@@ -472,6 +473,13 @@ class CommandCompleter(Completer):
                     seen.add(label)
                     yield Completion(label, start_position=-len(last),
                                      display_meta=f"{summary.get('name', '')} ({summary.get('preset', '')})")
+        elif cmd == "resume" and len(words) <= 2:
+            for tid, seat in waiting_seats(model):
+                label = str(tid)
+                if label.startswith(last) and label not in seen:
+                    seen.add(label)
+                    name = (model.tables.get(tid) or {}).get("name", "")
+                    yield Completion(label, start_position=-len(last), display_meta=f"{name}: your seat {seat}")
         elif cmd == "bot" and len(words) <= 2:
             yield from offer(BOTS, "bot", last)
         elif cmd == "create":

@@ -40,12 +40,14 @@ __all__ = [
     "Pick",
     "as_dict",
     "clear_selection",
+    "held_tables",
     "move_cursor",
     "note",
     "reduce",
     "selectables",
     "selected_picks",
     "toggle_selected",
+    "waiting_seats",
 ]
 
 #: Feed lines kept (events, chat, notes and errors together); older ones are dropped.
@@ -131,6 +133,11 @@ class Model:
     retry_at: float | None = None
     gives_up_at: float | None = None
     attempt: int = 0
+    #: The turn clock was running when the connection dropped: it is shown paused (the snapshot
+    #: after the reconnect gives the true time left).
+    clock_paused: bool = False
+    #: The reason of the last ``going_away`` until the connection is back (said once).
+    going_away: str | None = None
 
     @property
     def seat(self) -> int | None:
@@ -303,6 +310,7 @@ def _state(model: Model, msg: dict[str, Any], now: float) -> Model:
         game=game if isinstance(game, int) else m.game,
         view=view,
         deadline_at=None if deadline is None else now + float(deadline),
+        clock_paused=False if m.connection == "connected" else m.clock_paused,
         # A state of another game than the finished one: the result screen gives way to it.
         game_over=None if m.game_over is not None and m.game_over.game != game else m.game_over,
         pending=None,
@@ -348,22 +356,25 @@ def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
     # The turn clock is not shown while we cannot hear from the server: the snapshot after the
     # reconnect gives it again.
     m = dataclasses.replace(model, connection="reconnecting" if retrying else "closed", pending=None,
-                            deadline_at=None)
+                            deadline_at=None, clock_paused=model.clock_paused or model.deadline_at is not None)
     return note(m, text, "error")
 
 
 def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
     return dataclasses.replace(model, connection="reconnecting", attempt=int(msg.get("attempt", 0)),
                                retry_at=now + float(msg.get("retry_in", 0.0)),
-                               gives_up_at=now + float(msg.get("gives_up_in", 0.0)), deadline_at=None)
+                               gives_up_at=now + float(msg.get("gives_up_in", 0.0)), deadline_at=None,
+                               clock_paused=model.clock_paused or model.deadline_at is not None)
 
 
 def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
     reason = str(msg.get("reason") or "the server is stopping")
+    if reason == model.going_away:
+        return model  # a reconnect attempt met the server still stopping: said already
     text = reason[:1].upper() + reason[1:] + "."
     if msg.get("returning"):
         text += " This client reconnects and takes your seat back by itself."
-    return note(model, text, "error")
+    return note(dataclasses.replace(model, going_away=reason), text, "error")
 
 
 def _presence(model: Model, msg: dict[str, Any], now: float) -> Model:
@@ -380,21 +391,29 @@ def _presence(model: Model, msg: dict[str, Any], now: float) -> Model:
 
 
 def waiting_seats(model: Model) -> list[tuple[int, int]]:
-    """``(table, seat)`` of the seats that this player holds and that wait for them (away),
-    outside the table on screen."""
+    """``(table, seat)`` of the seats that this player holds and that wait for them (away, or
+    played meanwhile by a bot standing in), outside the table on screen."""
     me = (model.name or "").lower()
     out = []
     for tid, summary in sorted(model.tables.items()):
         if tid == model.table:
             continue
         for i, seat in enumerate(summary.get("seats") or ()):
-            if seat and str(seat.get("name", "")).lower() == me and seat.get("away"):
+            if seat and str(seat.get("name", "")).lower() == me and (seat.get("away") or seat.get("stand_in")):
                 out.append((tid, i))
     return out
 
 
+def held_tables(model: Model) -> set[int]:
+    """The tables of the lobby list where this player's name holds a seat (away or not)."""
+    me = (model.name or "").lower()
+    return {tid for tid, summary in model.tables.items()
+            if any(seat and str(seat.get("name", "")).lower() == me for seat in summary.get("seats") or ())}
+
+
 def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
-    model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0)
+    model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0, clock_paused=False,
+                                going_away=None)
     m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
     for seat in msg.get("resumed") or ():
         m = note(m, f"Seat {seat.get('seat')} at table {seat.get('table')} is yours again.")

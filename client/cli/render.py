@@ -209,7 +209,8 @@ def _downs(flags: Sequence[bool], theme: Theme) -> str:
     return "".join(theme.down_mark if f else theme.gone_mark for f in flags)
 
 
-def _player_row(p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, theme: Theme) -> Line:
+def _player_row(p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, theme: Theme,
+                stand_in: str | None = None) -> Line:
     seat = int(p.get("seat", 0))
     turn = view.get("turn")
     phase = view.get("phase")
@@ -229,11 +230,13 @@ def _player_row(p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, t
         status.append("dealer")
     if p.get("away"):
         status.append("AWAY")
+    if stand_in:
+        status.append(f"{stand_in} plays")
     if p.get("timeouts"):
         n = int(p["timeouts"])
         status.append(f"{n} timeout{'s' if n != 1 else ''}")
     if status:
-        line.append((theme.style("", "fg:ansired") if p.get("away") else "", "  " + ", ".join(status)))
+        line.append((theme.style("", "fg:ansired") if p.get("away") or stand_in else "", "  " + ", ".join(status)))
     return line
 
 
@@ -307,7 +310,9 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
         turn_line = [("bold", " The game is over.")]
     elif legal:
         clock = ""
-        if model.deadline_at is not None:
+        if model.connection != "connected" and model.clock_paused:
+            clock = " (clock paused: disconnected)"  # no countdown we cannot hear the end of
+        elif model.deadline_at is not None:
             clock = f" {max(0, math.ceil(model.deadline_at - now))}s left"
         what = "Setup: swap cards, then 'ready'." if view.get("phase") == "setup" else "Your turn."
         turn_line = [(theme.style("bold reverse", "fg:ansigreen"), f" {what}{clock} "), ("", " ")]
@@ -353,7 +358,10 @@ def _table_title(model: Model) -> str:
 def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Line]:
     view = model.view or {}
     lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
-    lines += [_player_row(p, view, model.seat, theme) for p in view.get("players") or ()]
+    summary_seats = list((model.summary or {}).get("seats") or ())
+    stand_ins = {i: str(st["stand_in"]) for i, st in enumerate(summary_seats) if st and st.get("stand_in")}
+    lines += [_player_row(p, view, model.seat, theme, stand_ins.get(int(p.get("seat", 0))))
+              for p in view.get("players") or ()]
     lines += _pile_lines(view, model.names(), theme)
     lines.append(rule(width, theme))
     lines += _my_lines(model, view, width, now, theme)
@@ -408,7 +416,8 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             lines.append([("", f"  seat {i:>2}  "), ("", "(free)")])
             continue
         marks = [m for m, on in (("you", i == model.seat), ("bot", seat.get("bot")), ("guest", seat.get("guest")),
-                                 ("AWAY", seat.get("away"))) if on]
+                                 ("AWAY", seat.get("away")),
+                                 (f"{seat.get('stand_in')} plays for them", seat.get("stand_in"))) if on]
         lines.append([("", f"  seat {i:>2}  "), ("bold", str(seat.get("name", ""))),
                       ("", f"  {', '.join(marks)}" if marks else "")])
     clock = f"{s.get('action_seconds', '?')} s per action" + (f", {s['bank_seconds']} s bank"
@@ -439,8 +448,12 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         lines.append([("", "   (no tables yet: 'create' opens one, 'list' refreshes)")])
     for n, (tid, seat) in enumerate(waiting_seats(model)):
         hint = "Enter or " if n == 0 else ""
-        lines.append([(theme.style("bold", "fg:ansiyellow"), f" Table {tid}, seat {seat} is waiting for you: "
-                                                              f"{hint}'resume {tid}' takes it back.")])
+        s = model.tables.get(tid) or {}
+        stand_in = ((s.get("seats") or [None] * (seat + 1))[seat] or {}).get("stand_in")
+        meanwhile = f" ({stand_in} plays it meanwhile)" if stand_in else ""
+        lines.append([(theme.style("bold", "fg:ansiyellow"),
+                       f" Table {tid} ({str(s.get('name', ''))[:16]}) seat {seat} is waiting for you{meanwhile}: "
+                       f"{hint}'resume {tid}' takes it back.")])
     lines.append(rule(width, theme))
     lines.append([("", " create [preset] [seats] · join T · watch T · list · help · quit")])
     return lines

@@ -6,9 +6,12 @@ file, by server address and player name, and reads it when it starts again:
 
     {"192.168.1.20:7433": {"alice": {"3": "q8N3v0cX1kTz"}}}
 
-The file is ``$SHITHEAD_SEATS_FILE`` if set, else ``$XDG_STATE_HOME/shithead/seats.json``
-(``~/.local/state/shithead/seats.json``); it is private to the user (mode 0600) and replaced
-atomically. A file that cannot be read counts as empty; one that cannot be written is logged and
+The file is the one given with ``shithead --seats-file``, else ``$SHITHEAD_SEATS_FILE`` if set,
+else ``$XDG_STATE_HOME/shithead/seats.json`` (``~/.local/state/shithead/seats.json``); it is
+private to the user (mode 0600) and replaced atomically. A token is kept when a seat is taken
+(join, resume, reconnect) and forgotten when the player leaves, when a resume is refused with
+``BAD_TOKEN`` or ``UNKNOWN_TABLE``, and, at start, for tables where the name holds no seat any
+more. A file that cannot be read counts as empty; one that cannot be written is logged and
 the game goes on (the seat then needs an account's password to come back).
 """
 

@@ -184,3 +184,15 @@ def test_completion_of_commands_tables_presets_and_bots() -> None:
     assert completions(m, "join 1") == ["1", "12"]
     assert completions(m, "bot g") == ["greedy"]
     assert completions(m, "create k") == ["karma"]
+
+
+def test_resume_takes_a_waiting_seat_and_completes_its_tables() -> None:
+    waiting = summary(3, ["bob", "alice"])
+    waiting["seats"][1]["away"] = True
+    m = reduce(Model(name="alice"), {"type": "tables", "tables": [summary(2, ["alice", "bob"]), waiting]})
+    assert "resume" in completions(m, "res")
+    assert completions(m, "resume ") == ["3"]  # table 2 holds alice too, but she is there
+    assert parse_command("resume", m).args == {"table": 3}
+    assert parse_command("back 2", m).args == {"table": 2}
+    with pytest.raises(CommandError, match="No seat is waiting"):
+        parse_command("resume", Model(name="alice"))

@@ -227,3 +227,48 @@ def test_seats_waiting_for_the_player_are_found_in_the_lobby() -> None:
     here = summary(4, ["alice", "bob"])
     m = reduce(m, {"type": "tables", "id": 1, "tables": [away, here]})
     assert waiting_seats(m) == [(3, 1)]
+
+
+def test_the_turn_clock_is_paused_while_disconnected_and_comes_back_with_the_snapshot() -> None:
+    from client.cli.render import plain_lines, render_screen
+
+    def turn_line(m: Model, now: float) -> str:
+        return next(t for t in plain_lines(render_screen(m, width=100, height=30, now=now)) if "Your turn" in t)
+
+    m = reduce(reduce(seated(), {"type": "welcome"}), midgame(), now=100.0)
+    assert "42s left" in turn_line(m, 100.0)
+    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True}, now=101.0)
+    m = reduce(m, {"type": "reconnecting", "attempt": 1, "retry_in": 0.2, "gives_up_in": 180.0}, now=101.0)
+    assert m.clock_paused
+    for now in (110.0, 200.0):  # not counting down, not running out
+        assert "clock paused" in turn_line(m, now) and "left" not in turn_line(m, now)
+    # The snapshot after the reconnect may come before the reconnected event: still paused until then.
+    m = reduce(m, midgame(), now=300.0)
+    assert "clock paused" in turn_line(m, 300.0)
+    m = reduce(m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [],
+                   "lost": []}, now=300.5)
+    assert not m.clock_paused and "42s left" in turn_line(m, 300.0)
+
+
+def test_going_away_is_said_once_until_the_connection_is_back() -> None:
+    away = {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True}
+    m = reduce(seated(), away)
+    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True})
+    m = reduce(m, away)  # a reconnect attempt met the server still stopping
+    assert sum("stopping" in t for t in feed(m)) == 1
+    m = reduce(m, {"type": "reconnected", "attempt": 2, "resumed": [], "watching": [], "lost": []})
+    m = reduce(m, away)
+    assert sum("stopping" in t for t in feed(m)) == 2
+
+
+def test_a_seat_a_bot_plays_for_the_player_is_waiting_too() -> None:
+    from client.cli.model import held_tables, waiting_seats
+
+    m = Model(name="carol")
+    stood_in = summary(5, ["alice", "carol"])
+    stood_in["seats"][1]["stand_in"] = "greedy-4"  # the bot's connection: not away
+    other = summary(6, ["alice", "bob"])
+    mine_here = summary(7, ["carol", "bob"])
+    m = reduce(m, {"type": "tables", "id": 1, "tables": [stood_in, other, mine_here]})
+    assert waiting_seats(m) == [(5, 1)]
+    assert held_tables(m) == {5, 7}

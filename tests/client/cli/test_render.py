@@ -181,3 +181,26 @@ def test_status_line_shows_the_connection_and_the_error() -> None:
     assert "reconnecting" in status
     m = reduce(mid(), {"type": "error", "code": "NOT_OWNER", "message": "only the owner (bob) can start"})
     assert "Only the owner (bob) can start" in "".join(t for _, t in render_status(m))
+
+
+def test_the_lobby_names_each_waiting_seat_and_who_plays_it_meanwhile() -> None:
+    away = summary(3, ["bob", "alice"], name="evening")
+    away["seats"][1]["away"] = True
+    stood_in = summary(4, ["alice", "carol"], name="late")
+    stood_in["seats"][0]["stand_in"] = "greedy-4"
+    m = reduce(Model(name="alice", server="lan:7433", connection="connected"),
+               {"type": "tables", "id": 1, "tables": [away, stood_in]})
+    screen = text(render_screen(m, width=100, height=30))
+    assert "Table 3 (evening) seat 1 is waiting for you: Enter or 'resume 3' takes it back." in screen
+    assert "Table 4 (late) seat 0 is waiting for you (greedy-4 plays it meanwhile): 'resume 4' takes it back." \
+        in screen
+
+
+def test_a_stand_in_shows_at_its_seat() -> None:
+    m = mid()
+    s = dict(m.tables[1])
+    s["seats"] = [dict(x) if x else x for x in s["seats"]]
+    s["seats"][2]["stand_in"] = "greedy-4"
+    m = reduce(m, {"type": "table_update", "table": 1, "summary": s})
+    carol = next(t for t in plain_lines(render_screen(m, width=100, height=30)) if "carol" in t)
+    assert "greedy-4 plays" in carol

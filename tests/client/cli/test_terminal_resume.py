@@ -120,8 +120,10 @@ async def test_a_registered_player_quits_and_is_back_in_the_seat(make_app: Any, 
 async def test_a_guest_quits_and_is_back_through_the_kept_token(make_app: Any, terminal: Terminal,
                                                                  tmp_path: Path) -> None:
     app = await make_app()
-    await quit_and_come_back(app, terminal, ["--name", "alice", "--guest"], "")
-    assert (tmp_path / "seats.json").stat().st_mode & 0o077 == 0  # private to the user
+    kept = tmp_path / "kept" / "tokens.json"
+    await quit_and_come_back(app, terminal, ["--name", "alice", "--guest", "--seats-file", str(kept)], "")
+    assert kept.stat().st_mode & 0o777 == 0o600  # private to the user
+    assert not (tmp_path / "seats.json").exists()  # the flag wins over $SHITHEAD_SEATS_FILE
 
 
 def _free_port() -> int:
@@ -130,8 +132,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_path: Path,
-                                                                          terminal: Terminal) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
+async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_path: Path, terminal: Terminal,
+                                                                          stop: signal.Signals) -> None:
+    """The server dies (kill -9) or stops (SIGTERM: the client says why, once) mid-game and is
+    started again on the same database and port: the running client counts down, reconnects
+    and is back in its seat with no key pressed."""
     port, db = _free_port(), tmp_path / "server.sqlite3"
 
     def start_server() -> subprocess.Popen[str]:
@@ -156,9 +162,12 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_pa
         await bob.start(t)
         await until(lambda: "Setup" in terminal.screen(), what="the game on alice's screen")
 
-        server.send_signal(signal.SIGKILL)
-        server.wait()
-        await until(lambda: "reconnecting" in terminal.screen(), what="the countdown")
+        server.send_signal(stop)
+        assert server.wait() == (0 if stop == signal.SIGTERM else -signal.SIGKILL)
+        await until(lambda: "reconnecting in" in terminal.screen(), what="the countdown")
+        assert "clock paused" in terminal.screen()  # no turn clock counting down meanwhile
+        if stop == signal.SIGTERM:
+            await until(lambda: "The server is stopping (SIGTERM)" in terminal.screen(), what="the reason")
         server = start_server()
 
         def alice_back() -> bool:
@@ -168,6 +177,9 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_pa
         await until(alice_back, 30, what="alice is back without a key")
         await until(lambda: "Setup" in terminal.screen() and "connected" in terminal.screen(),
                     what="alice's screen shows the game again")
+        await until(lambda: f"Seat 0 at table {t} is yours again" in terminal.screen(), what="the resume told")
+        if stop == signal.SIGTERM:
+            assert terminal.screen().count("The server is stopping (SIGTERM)") == 1
     finally:
         if bob is not None:
             await bob.close()
