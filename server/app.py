@@ -169,6 +169,24 @@ class ClientSession(asyncio.Protocol):
         if chunks:
             self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
+    def send_unheld(self, msg: Message) -> None:
+        """Send ``msg``, which depends on no change to the game state (``welcome``,
+        ``logged_in``, ``pong``), without waiting for the journal: at once, unless something is
+        held for this session already, then behind it (order is kept).
+
+        This is what lets a client connect and log in while the database cannot be written;
+        its requests that change state are then refused with ``STORAGE_FAILED``.
+        """
+        if self.closing or self.transport is None:
+            return
+        if self.held:
+            self.send(msg)
+            return
+        try:
+            self._put(self.conn.send(msg))
+        except LocalProtocolError:
+            log.exception("refusing to send an invalid message to %r", self)
+
     def send_now(self, msg: Message) -> None:
         """Send ``msg`` ahead of anything held for a commit (it must reveal no uncommitted state)."""
         if self.closing or self.transport is None:
@@ -569,12 +587,12 @@ class App:
             except RemoteProtocolError as exc:
                 s.error(exc.code, exc.message, msg.id)
                 return
-            s.send(Welcome(id=msg.id, version=PROTOCOL_VERSION, server=SERVER_NAME, limits=self.public_limits(),
+            s.send_unheld(Welcome(id=msg.id, version=PROTOCOL_VERSION, server=SERVER_NAME, limits=self.public_limits(),
                            capabilities=["json_lines", "resume", "clocks", "spectators", "records"],
                            password_required=self.config.password is not None))
             return
         if isinstance(msg, Ping):
-            s.send(Pong(id=msg.id))
+            s.send_unheld(Pong(id=msg.id))
             return
         if isinstance(msg, Login):
             if s.logged_in:
@@ -615,7 +633,7 @@ class App:
                 return
             s.name, s.bot, s.guest, s.logged_in = msg.name, True, True, True
             s.house = self.house_kinds.get(msg.name, "bot")
-            s.send(LoggedIn(id=msg.id, name=s.name, guest=True, bot=True))
+            s.send_unheld(LoggedIn(id=msg.id, name=s.name, guest=True, bot=True))
             return
         if cfg.password is not None:
             if msg.server_password is None:
@@ -654,7 +672,7 @@ class App:
         s.bot = s.bot or msg.bot
         s.guest = msg.guest
         s.logged_in = True
-        s.send(LoggedIn(id=msg.id, name=s.name, guest=s.guest, bot=s.bot))
+        s.send_unheld(LoggedIn(id=msg.id, name=s.name, guest=s.guest, bot=s.bot))
 
     def _not_throttled(self, name: str | None, address: str) -> None:
         wait = self.throttle.wait(name or "", address)
