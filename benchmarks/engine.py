@@ -63,8 +63,12 @@ def measure(fn, rules, players: int, games: int, repeats: int) -> dict[str, floa
         actions, secs = fn(rules, players, games, rep + 1)
         rates.append(actions / secs)
         game_rates.append(games / secs)
-    return {"best": max(rates), "median": statistics.median(rates),
-            "games_best": max(game_rates), "games_median": statistics.median(game_rates)}
+    return {
+        "best": max(rates),
+        "median": statistics.median(rates),
+        "games_best": max(game_rates),
+        "games_median": statistics.median(game_rates),
+    }
 
 
 def main() -> None:
@@ -79,24 +83,28 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}; best (median) of {args.repeats} runs\n")
     head = make_rules("classic")
     h = measure(run_random, head, 4, args.games or 200, max(args.repeats, 5))
-    print(f"HEADLINE classic 4 players random play: {h['best']:,.0f} actions/s best, "
-          f"{h['median']:,.0f} median; target {TARGET:,} -> {h['best'] / TARGET:.2f}x the target\n")
+    print(
+        f"HEADLINE classic 4 players random play: {h['best']:,.0f} actions/s best, "
+        f"{h['median']:,.0f} median; target {TARGET:,} -> {h['best'] / TARGET:.2f}x the target\n"
+    )
     if args.headline:
         return
 
-    print(f"{'preset':14} {'pl':>2} | {'random actions/s':>22} {'games/s':>8} | "
-          f"{'greedy actions/s':>22} {'games/s':>8}")
+    print(
+        f"{'preset':14} {'pl':>2} | {'random actions/s':>22} {'games/s':>8} | {'greedy actions/s':>22} {'games/s':>8}"
+    )
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
     for preset in presets:
         rules = make_rules(preset)
-        counts = (range(rules.min_players, rules.max_players + 1) if args.players == "all"
-                  else [int(args.players)])
+        counts = range(rules.min_players, rules.max_players + 1) if args.players == "all" else [int(args.players)]
         for players in counts:
             r = measure(run_random, rules, players, args.games or 20, args.repeats)
             g = measure(run_greedy, rules, players, args.games or 100, args.repeats)
-            print(f"{preset:14} {players:>2} | {r['best']:>10,.0f} ({r['median']:>9,.0f}) "
-                  f"{r['games_best']:>8.1f} | {g['best']:>10,.0f} ({g['median']:>9,.0f}) {g['games_best']:>8.1f}",
-                  flush=True)
+            print(
+                f"{preset:14} {players:>2} | {r['best']:>10,.0f} ({r['median']:>9,.0f}) "
+                f"{r['games_best']:>8.1f} | {g['best']:>10,.0f} ({g['median']:>9,.0f}) {g['games_best']:>8.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ class FakeTransport:
         out, pos = [], 0
         while pos < len(data):
             n = _HDR.unpack_from(data, pos)[0]
-            out.append(msgpack.unpackb(data[pos + 4:pos + 4 + n]))
+            out.append(msgpack.unpackb(data[pos + 4 : pos + 4 + n]))
             pos += 4 + n
         return out
 
@@ -81,8 +81,11 @@ def frame(msg: dict[str, Any]) -> bytes:
 
 async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTransport]]]]:
     tmp = tempfile.mkdtemp()
-    app = App(ServerConfig(host="127.0.0.1", port=0, db=f"{tmp}/bench.sqlite3",
-                           limits=Limits(rate_per_second=1e9, rate_burst=10**9)))
+    app = App(
+        ServerConfig(
+            host="127.0.0.1", port=0, db=f"{tmp}/bench.sqlite3", limits=Limits(rate_per_second=1e9, rate_burst=10**9)
+        )
+    )
     await app.start()
     out = []
     for t in range(tables):
@@ -96,8 +99,9 @@ async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTr
             seats.append((s, tr))
         await asyncio.sleep(0.05)  # logins run as tasks
         owner = seats[0][0]
-        owner.data_received(frame({"type": "create_table", "id": 3, "name": f"t{t}", "preset": "classic",
-                                   "seats": 4, "seed": t}))
+        owner.data_received(
+            frame({"type": "create_table", "id": 3, "name": f"t{t}", "preset": "classic", "seats": 4, "seed": t})
+        )
         table_id = next(f for f in seats[0][1].frames() if f["type"] == "table_created")["table"]
         assert table_id == t + 1
         for s, _ in seats:
@@ -130,8 +134,9 @@ def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]], actio
             seat = table.seats[actor]
             assert seat is not None
             rid += 1
-            data = frame({"type": "act", "id": rid, "table": table.id, "seq": table.seq,
-                          "action": format_action(seat.legal[0])})
+            data = frame(
+                {"type": "act", "id": rid, "table": table.id, "seq": table.seq, "action": format_action(seat.legal[0])}
+            )
             s = seats[actor][0]
             t0 = time.thread_time()
             s.data_received(data)
@@ -153,11 +158,13 @@ async def main_async(args: argparse.Namespace) -> None:
         if prof:
             prof.disable()
         results.append(secs / n * 1e6)
-    print(f"hot path, {args.tables} classic 4-seat tables, first legal action: "
-          f"best {min(results):.1f} us/action, median {statistics.median(results):.1f} us "
-          f"({args.repeat} x {args.actions} actions; no sockets, no event loop); "
-          f"{(sum(tr.bytes for seats in tables for _, tr in seats) - sent0) / (args.repeat * args.actions):,.0f} "
-          f"bytes out per action")
+    print(
+        f"hot path, {args.tables} classic 4-seat tables, first legal action: "
+        f"best {min(results):.1f} us/action, median {statistics.median(results):.1f} us "
+        f"({args.repeat} x {args.actions} actions; no sockets, no event loop); "
+        f"{(sum(tr.bytes for seats in tables for _, tr in seats) - sent0) / (args.repeat * args.actions):,.0f} "
+        f"bytes out per action"
+    )
     if prof:
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
     await app.stop()

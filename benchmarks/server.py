@@ -184,7 +184,7 @@ class Client(asyncio.Protocol):
             end = pos + 4 + _HDR.unpack_from(data, pos)[0]
             if end > n:
                 break
-            on_frame(_unpackb(mv[pos + 4:end]), end - pos)
+            on_frame(_unpackb(mv[pos + 4 : end]), end - pos)
             pos = end
         if pos < n:
             buf += mv[pos:]
@@ -276,8 +276,10 @@ async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio
     clients = await asyncio.gather(*(connect_login(port, stats, f"{prefix}t{i}s{s}", sem) for s in range(4)))
     owner = clients[0]
     owner.owner = True
-    created = await expect(owner.request({"type": "create_table", "name": f"bench {prefix}{i}",
-                                          "preset": "classic", "seats": 4}), "table_created")
+    created = await expect(
+        owner.request({"type": "create_table", "name": f"bench {prefix}{i}", "preset": "classic", "seats": 4}),
+        "table_created",
+    )
     for c in clients:
         c.table = created["table"]
         await expect(c.request({"type": "join", "table": c.table}), "joined")
@@ -303,8 +305,9 @@ async def loadgen_game(spec: dict[str, Any]) -> None:
     sem = asyncio.Semaphore(64)  # connects in flight: stay inside the listen backlog
     port, prefix = spec["port"], spec["prefix"]
     t_setup = time.monotonic()
-    tables = await asyncio.wait_for(asyncio.gather(
-        *(setup_table(port, stats, prefix, i, sem) for i in range(spec["tables"]))), 300)
+    tables = await asyncio.wait_for(
+        asyncio.gather(*(setup_table(port, stats, prefix, i, sem) for i in range(spec["tables"]))), 300
+    )
     idle = await asyncio.wait_for(open_idle(port, stats, prefix, spec.get("idle", 0), sem), 300)
     emit("seated", seconds=time.monotonic() - t_setup)
     go, t0, t1 = (await read_line()).split()
@@ -319,10 +322,20 @@ async def loadgen_game(spec: dict[str, Any]) -> None:
     await sleep_until(float(t1))
     stats.recording = False
     acts, games, cpu = stats.acts - acts0, stats.games - games0, time.process_time() - cpu0
-    emit("result", acts=acts, games=games, cpu=cpu, wall=float(t1) - float(t0),
-         lat_us=[round(x * 1e6) for x in stats.lat], errors=dict(stats.errors), lost=stats.lost,
-         frames=stats.frames, state_frames=stats.state_frames, state_bytes=stats.state_bytes,
-         sample=stats.sample)
+    emit(
+        "result",
+        acts=acts,
+        games=games,
+        cpu=cpu,
+        wall=float(t1) - float(t0),
+        lat_us=[round(x * 1e6) for x in stats.lat],
+        errors=dict(stats.errors),
+        lost=stats.lost,
+        frames=stats.frames,
+        state_frames=stats.state_frames,
+        state_bytes=stats.state_bytes,
+        sample=stats.sample,
+    )
     close_all([c for clients in tables for c in clients] + idle)
     await asyncio.sleep(0.2)
 
@@ -377,7 +390,7 @@ class EchoClient(asyncio.Protocol):
             end = pos + 4 + _HDR.unpack_from(data, pos)[0]
             if end > n:
                 break
-            _unpackb(mv[pos + 4:end])
+            _unpackb(mv[pos + 4 : end])
             pos = end
             st.acts += 1
             if st.recording:
@@ -411,8 +424,17 @@ async def loadgen_echo(spec: dict[str, Any]) -> None:
     stats.recording = True
     await sleep_until(float(t1))
     stats.recording = False
-    emit("result", acts=stats.acts - n0, games=0, cpu=time.process_time() - cpu0, wall=float(t1) - float(t0),
-         lat_us=[round(x * 1e6) for x in stats.lat], errors={}, lost=stats.lost, frame_bytes=len(frame))
+    emit(
+        "result",
+        acts=stats.acts - n0,
+        games=0,
+        cpu=time.process_time() - cpu0,
+        wall=float(t1) - float(t0),
+        lat_us=[round(x * 1e6) for x in stats.lat],
+        errors={},
+        lost=stats.lost,
+        frame_bytes=len(frame),
+    )
     close_all(clients)
     await asyncio.sleep(0.2)
 
@@ -455,7 +477,7 @@ class EchoProtocol(asyncio.Protocol):
             end = pos + 4 + _HDR.unpack_from(data, pos)[0]
             if end > n:
                 break
-            body = _packb(_unpackb(mv[pos + 4:end]))
+            body = _packb(_unpackb(mv[pos + 4 : end]))
             write(_HDR.pack(len(body)) + body)
             pos = end
         if pos < n:
@@ -569,13 +591,33 @@ def tell(p: subprocess.Popen[str], line: str) -> None:
 class Server:
     """The real server (or the echo server), started fresh for one scenario."""
 
-    def __init__(self, kids: Children, tmp: Path, tag: str, *, echo: bool = False, profile: str | None = None,
-                 source: Path = ROOT):
+    def __init__(
+        self,
+        kids: Children,
+        tmp: Path,
+        tag: str,
+        *,
+        echo: bool = False,
+        profile: str | None = None,
+        source: Path = ROOT,
+    ):
         self.kids = kids
         self.err_path = tmp / f"{tag}.stderr"
         me = str(Path(__file__).resolve())
-        args = ["--host", HOST, "--port", "0", "--db", str(tmp / f"{tag}.sqlite3"), "--action-seconds", "600",
-                "--log-level", "WARNING", "--config", str(tmp / "bench.toml")]
+        args = [
+            "--host",
+            HOST,
+            "--port",
+            "0",
+            "--db",
+            str(tmp / f"{tag}.sqlite3"),
+            "--action-seconds",
+            "600",
+            "--log-level",
+            "WARNING",
+            "--config",
+            str(tmp / "bench.toml"),
+        ]
         if echo:
             cmd = [sys.executable, me, "--echo-server"]
         elif profile:
@@ -603,16 +645,19 @@ class Server:
 
 def start_loadgens(kids: Children, specs: list[dict[str, Any]]) -> list[subprocess.Popen[str]]:
     me = str(Path(__file__).resolve())
-    return [kids.popen([sys.executable, me, "--loadgen", json.dumps(s)], stdin=subprocess.PIPE,
-                       stdout=subprocess.PIPE) for s in specs]
+    return [
+        kids.popen([sys.executable, me, "--loadgen", json.dumps(s)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        for s in specs
+    ]
 
 
 def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, seconds: float,
-                 profile: bool = False) -> dict[str, Any]:
+def measured_run(
+    srv: Server, gens: list[subprocess.Popen[str]], warmup: float, seconds: float, profile: bool = False
+) -> dict[str, Any]:
     """Everyone is connected: go, warm up, measure [t0, t1] on the server and in the clients."""
     t0 = time.monotonic() + 0.3 + warmup
     t1 = t0 + seconds
@@ -639,12 +684,20 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
     wall = seconds
     acts = sum(r["acts"] for r in results)
     out = {
-        "acts": acts, "rate": acts / wall, "games": sum(r["games"] for r in results),
-        "p50": percentile(lat, 50) / 1000, "p90": percentile(lat, 90) / 1000, "p99": percentile(lat, 99) / 1000,
+        "acts": acts,
+        "rate": acts / wall,
+        "games": sum(r["games"] for r in results),
+        "p50": percentile(lat, 50) / 1000,
+        "p90": percentile(lat, 90) / 1000,
+        "p99": percentile(lat, 99) / 1000,
         "max": (lat[-1] / 1000) if lat else float("nan"),
-        "server_cpu": cpu1 - cpu0, "server_sys": sys1 - sys0, "client_cpu": sum(r["cpu"] for r in results),
+        "server_cpu": cpu1 - cpu0,
+        "server_sys": sys1 - sys0,
+        "client_cpu": sum(r["cpu"] for r in results),
         "wall": wall,
-        "errors": dict(errors), "lost": sum(r["lost"] for r in results), "rss_after": rss,
+        "errors": dict(errors),
+        "lost": sum(r["lost"] for r in results),
+        "rss_after": rss,
     }
     out["cpu_per_action_us"] = out["server_cpu"] / acts * 1e6 if acts else float("nan")
     state_frames = sum(r.get("state_frames", 0) for r in results)
@@ -656,35 +709,57 @@ def measured_run(srv: Server, gens: list[subprocess.Popen[str]], warmup: float, 
     return out
 
 
-def game_scenario(kids: Children, tmp: Path, tag: str, tables: int, idle: int, procs: int, warmup: float,
-                  seconds: float, profile: str | None = None, source: Path = ROOT) -> dict[str, Any]:
+def game_scenario(
+    kids: Children,
+    tmp: Path,
+    tag: str,
+    tables: int,
+    idle: int,
+    procs: int,
+    warmup: float,
+    seconds: float,
+    profile: str | None = None,
+    source: Path = ROOT,
+) -> dict[str, Any]:
     srv = Server(kids, tmp, tag, profile=profile, source=source)
     try:
         time.sleep(0.3)
         rss0 = proc_rss(srv.pid)
         t_per = split(tables, procs)
         i_per = split(idle, procs)
-        specs = [{"mode": "game", "port": srv.port, "tables": t_per[k], "idle": i_per[k], "prefix": f"{tag}{k}"}
-                 for k in range(procs) if t_per[k] or i_per[k]]
+        specs = [
+            {"mode": "game", "port": srv.port, "tables": t_per[k], "idle": i_per[k], "prefix": f"{tag}{k}"}
+            for k in range(procs)
+            if t_per[k] or i_per[k]
+        ]
         gens = start_loadgens(kids, specs)
         setup = max(read_event(g, "seated")["seconds"] for g in gens)
         time.sleep(0.5)
         rss_seated = proc_rss(srv.pid)
         res = measured_run(srv, gens, warmup, seconds, profile=profile is not None)
-        res.update(tables=tables, idle=idle, connections=tables * 4 + idle, setup=setup, rss0=rss0,
-                   rss_seated=rss_seated, warnings=srv.warnings())
+        res.update(
+            tables=tables,
+            idle=idle,
+            connections=tables * 4 + idle,
+            setup=setup,
+            rss0=rss0,
+            rss_seated=rss_seated,
+            warnings=srv.warnings(),
+        )
         return res
     finally:
         srv.stop()
 
 
-def echo_scenario(kids: Children, tmp: Path, connections: int, procs: int, payload: dict[str, Any],
-                  warmup: float, seconds: float) -> dict[str, Any]:
+def echo_scenario(
+    kids: Children, tmp: Path, connections: int, procs: int, payload: dict[str, Any], warmup: float, seconds: float
+) -> dict[str, Any]:
     srv = Server(kids, tmp, "echo", echo=True)
     try:
         per = split(connections, procs)
-        gens = start_loadgens(kids, [{"mode": "echo", "port": srv.port, "count": n, "payload": payload}
-                                     for n in per if n])
+        gens = start_loadgens(
+            kids, [{"mode": "echo", "port": srv.port, "count": n, "payload": payload} for n in per if n]
+        )
         for g in gens:
             read_event(g, "seated")
         res = measured_run(srv, gens, warmup, seconds)
@@ -697,8 +772,9 @@ def echo_scenario(kids: Children, tmp: Path, connections: int, procs: int, paylo
 def idle_scenario(kids: Children, tmp: Path, count: int, warm: int = 20) -> dict[str, Any]:
     srv = Server(kids, tmp, "idle")
     try:
-        (gen,) = start_loadgens(kids, [{"mode": "idle", "port": srv.port, "count": count, "warm": warm,
-                                        "prefix": "idle"}])
+        (gen,) = start_loadgens(
+            kids, [{"mode": "idle", "port": srv.port, "count": count, "warm": warm, "prefix": "idle"}]
+        )
         read_event(gen, "warm")
         time.sleep(0.5)
         rss0 = proc_rss(srv.pid)
@@ -709,8 +785,15 @@ def idle_scenario(kids: Children, tmp: Path, count: int, warm: int = 20) -> dict
         tell(gen, "close")
         with contextlib.suppress(subprocess.TimeoutExpired):
             gen.wait(10)
-        return {"count": count, "rss0": rss0, "rss1": rss1, "per_conn": (rss1 - rss0) / count,
-                "seconds": ev["seconds"], "lost": ev["lost"], "errors": ev["errors"]}
+        return {
+            "count": count,
+            "rss0": rss0,
+            "rss1": rss1,
+            "per_conn": (rss1 - rss0) / count,
+            "seconds": ev["seconds"],
+            "lost": ev["lost"],
+            "errors": ev["errors"],
+        }
     finally:
         srv.stop()
 
@@ -732,27 +815,42 @@ def verdict(ok: bool) -> str:
 
 def print_game(title: str, r: dict[str, Any], show_memory: bool = True) -> None:
     print(f"\n{title}")
-    print(f"  {r['connections']} connections ({r['tables']} tables x 4 playing"
-          + (f", {r['idle']} idle" if r["idle"] else "") + f"), set up in {r['setup']:.2f} s")
-    print(f"  actions/s                 {r['rate']:>10,.0f}   ({r['acts']:,} applied in {r['wall']:.0f} s, "
-          f"{r['games']:,} games finished, {r['games'] / r['wall']:,.1f} games/s)")
-    print(f"  latency act->ok           p50 {r['p50']:.2f} ms   p90 {r['p90']:.2f} ms   p99 {r['p99']:.2f} ms   "
-          f"max {r['max']:.1f} ms")
+    print(
+        f"  {r['connections']} connections ({r['tables']} tables x 4 playing"
+        + (f", {r['idle']} idle" if r["idle"] else "")
+        + f"), set up in {r['setup']:.2f} s"
+    )
+    print(
+        f"  actions/s                 {r['rate']:>10,.0f}   ({r['acts']:,} applied in {r['wall']:.0f} s, "
+        f"{r['games']:,} games finished, {r['games'] / r['wall']:,.1f} games/s)"
+    )
+    print(
+        f"  latency act->ok           p50 {r['p50']:.2f} ms   p90 {r['p90']:.2f} ms   p99 {r['p99']:.2f} ms   "
+        f"max {r['max']:.1f} ms"
+    )
     busy = r["server_cpu"] / r["wall"]
     cap = 1e6 / r["cpu_per_action_us"] if r["cpu_per_action_us"] == r["cpu_per_action_us"] else float("nan")
-    print(f"  server CPU per action     {r['cpu_per_action_us']:>10,.1f} us   (server busy {busy:.0%} of one core; "
-          f"one full core would do ~{cap:,.0f} actions/s)")
+    print(
+        f"  server CPU per action     {r['cpu_per_action_us']:>10,.1f} us   (server busy {busy:.0%} of one core; "
+        f"one full core would do ~{cap:,.0f} actions/s)"
+    )
     if r["acts"]:
         sys_us = r["server_sys"] / r["acts"] * 1e6
-        print(f"    of which in the kernel  {sys_us:>10,.1f} us   (socket reads and writes; user code "
-              f"{r['cpu_per_action_us'] - sys_us:,.1f} us)")
-    print(f"  load generator CPU        {r['client_cpu'] / r['wall']:.0%} of one core"
-          + ("  <- the client may be limiting" if r["client_cpu"] / r["wall"] > 0.9 else ""))
+        print(
+            f"    of which in the kernel  {sys_us:>10,.1f} us   (socket reads and writes; user code "
+            f"{r['cpu_per_action_us'] - sys_us:,.1f} us)"
+        )
+    print(
+        f"  load generator CPU        {r['client_cpu'] / r['wall']:.0%} of one core"
+        + ("  <- the client may be limiting" if r["client_cpu"] / r["wall"] > 0.9 else "")
+    )
     if show_memory:
         conns = r["connections"]
         seated, played = (r["rss_seated"] - r["rss0"]) / conns, (r["rss_after"] - r["rss0"]) / conns
-        print(f"  server memory (RSS)       {mib(r['rss0'])} before connecting; +{kib(seated)} per connection "
-              f"logged in and seated; +{kib(played)} per connection after playing ({mib(r['rss_after'])})")
+        print(
+            f"  server memory (RSS)       {mib(r['rss0'])} before connecting; +{kib(seated)} per connection "
+            f"logged in and seated; +{kib(played)} per connection after playing ({mib(r['rss_after'])})"
+        )
     if "state_bytes_mean" in r:
         print(f"  mean state frame          {r['state_bytes_mean']:,.0f} bytes")
     if r["errors"]:
@@ -821,20 +919,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=20.0, help="measured seconds per scenario (default 20)")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds of play before measuring (default 5)")
     p.add_argument("--idle-connections", type=int, default=1000, help="idle connections for memory (default 1000)")
-    p.add_argument("--p99-mode", choices=["playing", "mixed", "both", "none"], default="playing",
-                   help="1,000-connection latency check: 250 tables all playing (default), or --tables playing "
-                        "plus idle connections up to 1,000 (mixed)")
+    p.add_argument(
+        "--p99-mode",
+        choices=["playing", "mixed", "both", "none"],
+        default="playing",
+        help="1,000-connection latency check: 250 tables all playing (default), or --tables playing "
+        "plus idle connections up to 1,000 (mixed)",
+    )
     p.add_argument("--client-procs", type=int, default=1, help="load-generator processes (default 1)")
     p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
-    p.add_argument("--quick", action="store_true", help="smoke run (~12 s): 25 tables, 1.5 s measured, 0.5 s warm-up, "
-                   "200 idle, 200 for the p99 check")
-    p.add_argument("--profile", action="store_true", help="only the main scenario, server under cProfile; "
-                   "prints where its time goes (slows the server: figures are not comparable)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run (~12 s): 25 tables, 1.5 s measured, 0.5 s warm-up, 200 idle, 200 for the p99 check",
+    )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="only the main scenario, server under cProfile; "
+        "prints where its time goes (slows the server: figures are not comparable)",
+    )
     p.add_argument("--top", type=int, default=25, help="functions shown by --profile (default 25)")
     # Internal: the child processes.
-    p.add_argument("--baseline", metavar="REF",
-                   help="compare the main scenario with git revision REF (e.g. HEAD~3), run alternately, "
-                        "side by side")
+    p.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="compare the main scenario with git revision REF (e.g. HEAD~3), run alternately, side by side",
+    )
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds for --baseline (default 3)")
     p.add_argument("--loadgen", help=argparse.SUPPRESS)
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
@@ -856,26 +967,37 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
     base.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True,
-                         text=True, check=True).stdout.strip()
-    print(f"\nBASELINE {args.baseline} ({rev}) vs this tree: main scenario, {args.tables} tables, "
-          f"{args.rounds} alternating rounds")
+    rev = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    print(
+        f"\nBASELINE {args.baseline} ({rev}) vs this tree: main scenario, {args.tables} tables, "
+        f"{args.rounds} alternating rounds"
+    )
     rows: dict[str, list[dict[str, Any]]] = {"baseline": [], "now": []}
     for k in range(args.rounds):
         for which, source in (("baseline", base), ("now", ROOT)):
-            r = game_scenario(kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup,
-                              args.seconds, source=source)
+            r = game_scenario(
+                kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup, args.seconds, source=source
+            )
             rows[which].append(r)
-            print(f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   "
-                  f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms",
-                  flush=True)
+            print(
+                f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   "
+                f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms",
+                flush=True,
+            )
 
     def med(which: str, key: str) -> float:
         values = sorted(r[key] for r in rows[which])
         return values[len(values) // 2]
+
     print(f"\n  {'median of rounds':28} {'baseline':>12} {'now':>12} {'now/baseline':>13}")
-    figures = (("rate", "actions/s", "{:,.0f}"), ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
-               ("p50", "latency p50, ms", "{:.2f}"), ("p99", "latency p99, ms", "{:.2f}"))
+    figures = (
+        ("rate", "actions/s", "{:,.0f}"),
+        ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
+        ("p50", "latency p50, ms", "{:.2f}"),
+        ("p99", "latency p99, ms", "{:.2f}"),
+    )
     for key, label, fmt in figures:
         b, n = med("baseline", key), med("now", key)
         print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
@@ -886,9 +1008,11 @@ def run(args: argparse.Namespace) -> None:
         args.tables, args.seconds, args.warmup, args.idle_connections = 25, 1.5, 0.5, 200
     p99_conns = 200 if args.quick else P99_CONNECTIONS
     started = time.monotonic()
-    print(f"Shithead server benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, loopback; "
-          f"{args.warmup:g} s warm-up, {args.seconds:g} s measured per scenario"
-          + ("  [QUICK smoke run: scaled down, not comparable to the targets]" if args.quick else ""))
+    print(
+        f"Shithead server benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, loopback; "
+        f"{args.warmup:g} s warm-up, {args.seconds:g} s measured per scenario"
+        + ("  [QUICK smoke run: scaled down, not comparable to the targets]" if args.quick else "")
+    )
     print("Figures from a shared, noisy machine: run twice before trusting a difference.", flush=True)
     with tempfile.TemporaryDirectory(prefix="shithead-bench-") as tmpname, Children() as kids:
         tmp = Path(tmpname)
@@ -900,8 +1024,9 @@ def run(args: argparse.Namespace) -> None:
 
         if args.profile:
             prof = str(tmp / "server.prof")
-            r = game_scenario(kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds,
-                              profile=prof)
+            r = game_scenario(
+                kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds, profile=prof
+            )
             print_game(f"MAIN (server under cProfile: slower than normal): {args.tables} tables", r, False)
             print_profile(prof, args.top)
             return
@@ -913,37 +1038,51 @@ def run(args: argparse.Namespace) -> None:
         if not args.no_echo and main.get("sample"):
             payload = dict(main["sample"])
             payload.pop("id", None)
-            echo = echo_scenario(kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0),
-                                 args.seconds)
-            print(f"\nECHO BASELINE: bare asyncio msgpack echo server (unpack + pack + write), "
-                  f"{echo['connections']} connections, one {echo['frame_bytes']}-byte state frame in flight each")
-            print(f"  round trips/s             {echo['rate']:>10,.0f}   p50 {echo['p50']:.2f} ms   "
-                  f"p99 {echo['p99']:.2f} ms")
-            print(f"  echo server CPU per trip  {echo['cpu_per_action_us']:>10,.1f} us   (busy "
-                  f"{echo['server_cpu'] / echo['wall']:.0%}); load generator {echo['client_cpu'] / echo['wall']:.0%}")
+            echo = echo_scenario(
+                kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            )
+            print(
+                f"\nECHO BASELINE: bare asyncio msgpack echo server (unpack + pack + write), "
+                f"{echo['connections']} connections, one {echo['frame_bytes']}-byte state frame in flight each"
+            )
+            print(
+                f"  round trips/s             {echo['rate']:>10,.0f}   p50 {echo['p50']:.2f} ms   "
+                f"p99 {echo['p99']:.2f} ms"
+            )
+            print(
+                f"  echo server CPU per trip  {echo['cpu_per_action_us']:>10,.1f} us   (busy "
+                f"{echo['server_cpu'] / echo['wall']:.0%}); load generator {echo['client_cpu'] / echo['wall']:.0%}"
+            )
             if echo["acts"]:
                 print(f"    of which in the kernel  {echo['server_sys'] / echo['acts'] * 1e6:>10,.1f} us")
-            print(f"  ratio actions/s / round trips/s = {main['rate'] / echo['rate']:.3f}   "
-                  f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
-                  f" one action = 1 frame in, 1 ok + 4 states out)")
+            print(
+                f"  ratio actions/s / round trips/s = {main['rate'] / echo['rate']:.3f}   "
+                f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
+                f" one action = 1 frame in, 1 ok + 4 states out)"
+            )
 
         idle = None
         if args.idle_connections > 0:
             idle = idle_scenario(kids, tmp, args.idle_connections)
-            print(f"\nIDLE: {idle['count']} connections that say hello, log in and wait "
-                  f"(opened in {idle['seconds']:.1f} s)")
-            print(f"  server RSS {mib(idle['rss0'])} -> {mib(idle['rss1'])}: {kib(idle['per_conn'])} per idle "
-                  f"connection" + (f"; lost {idle['lost']}, errors {idle['errors']}" if idle["lost"] or idle["errors"]
-                                   else ""))
+            print(
+                f"\nIDLE: {idle['count']} connections that say hello, log in and wait "
+                f"(opened in {idle['seconds']:.1f} s)"
+            )
+            print(
+                f"  server RSS {mib(idle['rss0'])} -> {mib(idle['rss1'])}: {kib(idle['per_conn'])} per idle "
+                f"connection"
+                + (f"; lost {idle['lost']}, errors {idle['errors']}" if idle["lost"] or idle["errors"] else "")
+            )
 
         p99: dict[str, dict[str, Any]] = {}
-        modes = ["playing", "mixed"] if args.p99_mode == "both" else [] if args.p99_mode == "none" \
-            else [args.p99_mode]
+        modes = ["playing", "mixed"] if args.p99_mode == "both" else [] if args.p99_mode == "none" else [args.p99_mode]
         for mode in modes:
             if mode == "playing":
                 t, i = p99_conns // 4, 0
-                title = (f"P99 CHECK ({p99_conns} connections): {t} tables x 4, all playing as fast as they can\n"
-                         f"  (closed loop, about one act in flight per table: latency ~ {t} / actions per second)")
+                title = (
+                    f"P99 CHECK ({p99_conns} connections): {t} tables x 4, all playing as fast as they can\n"
+                    f"  (closed loop, about one act in flight per table: latency ~ {t} / actions per second)"
+                )
             else:
                 t, i = args.tables, max(0, p99_conns - 4 * args.tables)
                 title = f"P99 CHECK ({p99_conns} connections): {t} tables x 4 playing + {i} idle connections"
@@ -955,24 +1094,32 @@ def run(args: argparse.Namespace) -> None:
         label = f"actions/s, {main['tables']} tables ({main['connections']} connections)"
         print(f"  {label:44} {main['rate']:>14,.0f} {'>= 15,000':>12}  {verdict(main['rate'] >= TARGET_ACTIONS)}")
         cap = 1e6 / main["cpu_per_action_us"]
-        print(f"  {'  (server-core capacity = 1 / CPU per action)':44} {cap:>14,.0f} {'>= 15,000':>12}  "
-              f"{verdict(cap >= TARGET_ACTIONS)}")
+        print(
+            f"  {'  (server-core capacity = 1 / CPU per action)':44} {cap:>14,.0f} {'>= 15,000':>12}  "
+            f"{verdict(cap >= TARGET_ACTIONS)}"
+        )
         print(f"  {'latency p50 / p99, main':44} {main['p50']:>6.2f} /{main['p99']:>6.2f} ms")
-        print(f"  {'server CPU per action':44} {main['cpu_per_action_us']:>11,.1f} us {'<= 66.7 us':>12}  "
-              "(implied by 15,000/s on one core)")
+        print(
+            f"  {'server CPU per action':44} {main['cpu_per_action_us']:>11,.1f} us {'<= 66.7 us':>12}  "
+            "(implied by 15,000/s on one core)"
+        )
         seated = (main["rss_seated"] - main["rss0"]) / main["connections"]
         played = (main["rss_after"] - main["rss0"]) / main["connections"]
         print(f"  {'memory per connection (seated / after play)':44} {seated / 1024:>5.1f} /{played / 1024:>5.1f} KiB")
         if idle:
-            print(f"  {'memory per idle connection':44} {idle['per_conn'] / 1024:>10.1f} KiB {'<= 10 KiB':>12}  "
-                  f"{verdict(idle['per_conn'] <= TARGET_IDLE_KIB * 1024)}")
+            print(
+                f"  {'memory per idle connection':44} {idle['per_conn'] / 1024:>10.1f} KiB {'<= 10 KiB':>12}  "
+                f"{verdict(idle['per_conn'] <= TARGET_IDLE_KIB * 1024)}"
+            )
         if echo:
             print(f"  {'echo round trips/s (same connections)':44} {echo['rate']:>14,.0f}")
             print(f"  {'ratio actions/s / echo round trips/s':44} {main['rate'] / echo['rate']:>14.3f}")
         for mode, r in p99.items():
             label = f"p99 latency, {r['connections']} conns ({mode})"
-            print(f"  {label:44} {r['p99']:>11.2f} ms {'<= 25 ms':>12}  {verdict(r['p99'] <= TARGET_P99_MS)}"
-                  f"   at {r['rate']:,.0f} actions/s")
+            print(
+                f"  {label:44} {r['p99']:>11.2f} ms {'<= 25 ms':>12}  {verdict(r['p99'] <= TARGET_P99_MS)}"
+                f"   at {r['rate']:,.0f} actions/s"
+            )
         print(f"\n(total {time.monotonic() - started:.0f} s)")
 
 

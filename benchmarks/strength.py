@@ -146,8 +146,9 @@ def run_deal(job: tuple[tuple[str, str], str, int, int, float, int | None]) -> D
     out = DealResult()
     for rot in range(SEATS):
         names = [(a, b)[LAYOUTS[layout][(s - rot) % SEATS]] for s in range(SEATS)]
-        bots = [make(name, random.Random(f"bot:{seed}:{d}:{rot}:{s}"), budget, max_sims)
-                for s, name in enumerate(names)]
+        bots = [
+            make(name, random.Random(f"bot:{seed}:{d}:{rot}:{s}"), budget, max_sims) for s, name in enumerate(names)
+        ]
         game = Game(rules, SEATS, dealer, list(deck))
         start = time.perf_counter()
         places, errors = play(game, bots)
@@ -178,8 +179,10 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
 def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], seconds: float) -> str:
     """The report of one matchup as text."""
     deals = len(results)
-    lines = [f"matchup {matchup[0]} vs {matchup[1]}, layout {layout}: {deals} deals x 4 rotations = "
-             f"{4 * deals} games, {seconds:.0f} s wall"]
+    lines = [
+        f"matchup {matchup[0]} vs {matchup[1]}, layout {layout}: {deals} deals x 4 rotations = "
+        f"{4 * deals} games, {seconds:.0f} s wall"
+    ]
     lines.append(f"  {'bot':8} {'games':>6} {'seats':>6} {'mean place':>17} {'loss rate':>17} {'firsts':>7}")
     for name in dict.fromkeys(matchup):
         per_deal = [r.places[name] for r in results]
@@ -187,8 +190,10 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
         mp, mp_ci = mean_ci([sum(p) / len(p) for p in per_deal])
         lr, lr_ci = mean_ci([sum(x == SEATS for x in p) / len(p) for p in per_deal])
         firsts = sum(x == 1 for p in per_deal for x in p)
-        lines.append(f"  {name:8} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
-                     f"{100 * lr:>8.1f} ± {100 * lr_ci:.1f}% {firsts:>7}")
+        lines.append(
+            f"  {name:8} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
+            f"{100 * lr:>8.1f} ± {100 * lr_ci:.1f}% {firsts:>7}"
+        )
     errors = sum(r.errors for r in results)
     capped = sum(r.capped for r in results)
     lines.append(f"  illegal answers replaced: {errors}; capped games: {capped}")
@@ -197,16 +202,19 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
         for k, v in r.search.items():
             search[k] += v
     if search["searched"]:
-        lines.append(f"  search: {search['decisions']} decisions, {search['searched']} searched, "
-                     f"{search['playouts'] / search['searched']:.0f} playouts per searched decision, "
-                     f"{search['fallbacks']} fallbacks")
+        lines.append(
+            f"  search: {search['decisions']} decisions, {search['searched']} searched, "
+            f"{search['playouts'] / search['searched']:.0f} playouts per searched decision, "
+            f"{search['fallbacks']} fallbacks"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matchup", default="all",
-                        help="A:B (e.g. search:greedy), or 'all' for greedy:random and search:greedy")
+    parser.add_argument(
+        "--matchup", default="all", help="A:B (e.g. search:greedy), or 'all' for greedy:random and search:greedy"
+    )
     parser.add_argument("--layout", choices=sorted(LAYOUTS), default="2v2")
     parser.add_argument("--games", type=int, default=400, help="games per matchup (rounded up to 4s)")
     parser.add_argument("--seed", type=int, default=1)
@@ -214,11 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-sims", type=int, default=None, help="search playouts per decision cap")
     parser.add_argument("--procs", type=int, default=2)
     args = parser.parse_args(argv)
-    matchups = ([("greedy", "random"), ("search", "greedy")] if args.matchup == "all"
-                else [tuple(args.matchup.split(":", 1))])
+    matchups = (
+        [("greedy", "random"), ("search", "greedy")] if args.matchup == "all" else [tuple(args.matchup.split(":", 1))]
+    )
     deals = max(1, math.ceil(args.games / SEATS))
-    print(f"seed {args.seed}, search budget {args.budget} s/decision, max sims {args.max_sims}, "
-          f"{args.procs} processes", flush=True)
+    print(
+        f"seed {args.seed}, search budget {args.budget} s/decision, max sims {args.max_sims}, {args.procs} processes",
+        flush=True,
+    )
     for matchup in matchups:
         if len(matchup) != 2:
             parser.error(f"--matchup must be A:B, not {args.matchup!r}")

@@ -62,8 +62,15 @@ def in_process(games: int, seed: int) -> tuple[float, int, int]:
 
 
 async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tuple[float, int, int]:
-    plan = Plan(entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS], seats=4, games=games,
-                master_seed=seed, concurrency=concurrency, action_seconds=60.0, every=0)
+    plan = Plan(
+        entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS],
+        seats=4,
+        games=games,
+        master_seed=seed,
+        concurrency=concurrency,
+        action_seconds=60.0,
+        every=0,
+    )
     done = {"n": 0}
 
     def tick(n: int, total: int) -> None:
@@ -76,10 +83,14 @@ async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tup
     results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None))
     seconds = time.perf_counter() - began
     me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
-           kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime)
-    print(f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
-          f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)")
+    cpu = (
+        me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
+        kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime,
+    )
+    print(
+        f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
+        f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
+    )
     import csv
 
     with (out / "results.csv").open() as fh:
@@ -93,21 +104,28 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
-    print(f"Tournament benchmark: {args.games} classic 4-player games, 2 random + 2 greedy bots, "
-          f"duplicate deals, master seed {args.seed}")
+    print(
+        f"Tournament benchmark: {args.games} classic 4-player games, 2 random + 2 greedy bots, "
+        f"duplicate deals, master seed {args.seed}"
+    )
     secs_i, games_i, acts_i = in_process(args.games, args.seed)
-    print(f"in-process (engine only):  {games_i / secs_i:8.1f} games/s  {acts_i / secs_i:9,.0f} actions/s  "
-          f"({games_i} games, {acts_i:,} actions in {secs_i:.1f} s)")
+    print(
+        f"in-process (engine only):  {games_i / secs_i:8.1f} games/s  {acts_i / secs_i:9,.0f} actions/s  "
+        f"({games_i} games, {acts_i:,} actions in {secs_i:.1f} s)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
-        secs_s, games_s, acts_s = asyncio.run(over_server(args.games, args.seed, args.concurrency,
-                                                          Path(tmp) / "bench"))
-    print(f"over the server:           {games_s / secs_s:8.1f} games/s  {acts_s / secs_s:9,.0f} actions/s  "
-          f"({games_s} games, {acts_s:,} actions in {secs_s:.1f} s; concurrency {args.concurrency})")
+        secs_s, games_s, acts_s = asyncio.run(over_server(args.games, args.seed, args.concurrency, Path(tmp) / "bench"))
+    print(
+        f"over the server:           {games_s / secs_s:8.1f} games/s  {acts_s / secs_s:9,.0f} actions/s  "
+        f"({games_s} games, {acts_s:,} actions in {secs_s:.1f} s; concurrency {args.concurrency})"
+    )
     ratio = (games_s / secs_s) / (games_i / secs_i)
     print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.3: {'met' if ratio >= 0.3 else 'NOT met'})")
     if acts_s != acts_i:
-        print(f"note: the two runs played {acts_i:,} and {acts_s:,} actions; the same deals and seeded bots "
-              "give the same games, so some clock must have run out over the server")
+        print(
+            f"note: the two runs played {acts_i:,} and {acts_s:,} actions; the same deals and seeded bots "
+            "give the same games, so some clock must have run out over the server"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,18 @@ class HouseBots:
         if not task.cancelled() and task.exception() is not None:
             log.error("house bot %s failed: %s", task.get_name(), task.exception())
 
-    async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str, token: str | None = None) -> int:
+    async def seat(
+        self,
+        bot: str,
+        *,
+        host: str,
+        port: int,
+        table: int,
+        seat: int | None,
+        name: str,
+        password: str,
+        token: str | None = None,
+    ) -> int:
         """Log ``bot`` in as ``name``, seat it at ``table`` (with ``token``: take back the seat
         it held before the server restarted) and let it play there (for ever: it stays for every
         game of the table's series). Returns its seat."""
@@ -87,6 +97,7 @@ class HouseBots:
                 await runner.run()
             finally:
                 await client.close()
+
         self._spawn(play(), name)
         return taken
 
@@ -101,6 +112,7 @@ class HouseBots:
                 await player.run()
             finally:
                 await client.close()
+
         task = self._spawn(play(), name)
         registered = asyncio.ensure_future(player.registered.wait())
         await asyncio.wait({task, registered}, return_when=asyncio.FIRST_COMPLETED)

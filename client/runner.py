@@ -57,8 +57,15 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 7433
 DEFAULT_HOST = "127.0.0.1"
 #: Refusals of ``join`` that mean "this table is no longer free": try another one.
-_TAKEN = frozenset({ErrorCode.TABLE_FULL, ErrorCode.SEAT_TAKEN, ErrorCode.ALREADY_STARTED,
-                    ErrorCode.UNKNOWN_TABLE, ErrorCode.WRONG_PASSWORD})
+_TAKEN = frozenset(
+    {
+        ErrorCode.TABLE_FULL,
+        ErrorCode.SEAT_TAKEN,
+        ErrorCode.ALREADY_STARTED,
+        ErrorCode.UNKNOWN_TABLE,
+        ErrorCode.WRONG_PASSWORD,
+    }
+)
 
 
 @dataclass
@@ -104,8 +111,15 @@ class BotRunner:
             the event loop (needed when the loop also runs a server).
     """
 
-    def __init__(self, bot: Bot, client: Client, *, games: int | None = None, start_games: bool = False,
-                 think_in_thread: bool = False) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        client: Client,
+        *,
+        games: int | None = None,
+        start_games: bool = False,
+        think_in_thread: bool = False,
+    ) -> None:
         self.bot = bot
         self.client = client
         self.games = games
@@ -234,16 +248,16 @@ class BotRunner:
                     continue
                 if exc.code == ErrorCode.ILLEGAL_ACTION:
                     self.stats.illegal += 1
-                    log.warning("bot %s: %r refused (%s); playing %r instead",
-                                self.bot.name, action, exc.reason, legal[0])
+                    log.warning(
+                        "bot %s: %r refused (%s); playing %r instead", self.bot.name, action, exc.reason, legal[0]
+                    )
                     if action != legal[0]:
                         await self._fallback(table, msg["seq"], legal[0])
                     return
                 log.warning("bot %s: act refused: %s", self.bot.name, exc)
                 return
             except ConnectionLost as exc:
-                log.info("bot %s: act not answered: %s (the snapshot after reconnecting decides)",
-                         self.bot.name, exc)
+                log.info("bot %s: act not answered: %s (the snapshot after reconnecting decides)", self.bot.name, exc)
                 return
 
     async def _fallback(self, table: int, seq: int, action: str) -> None:
@@ -293,8 +307,7 @@ class BotRunner:
 
     async def _maybe_start(self, summary: dict[str, Any]) -> None:
         """As the table's starter: deal when every seat is taken and no game runs."""
-        if not self.start_games or self._running or summary.get("free") != 0 \
-                or summary.get("status") != "waiting":
+        if not self.start_games or self._running or summary.get("free") != 0 or summary.get("status") != "waiting":
             return
         if self.games is not None and self.stats.started >= self.games:
             return
@@ -319,8 +332,12 @@ class BotRunner:
     def _count_pause(self, exc: ServerError) -> None:
         if exc.code == ErrorCode.STORAGE_FAILED:
             self.stats.storage_failed += 1
-            log.info("bot %s: the server cannot save right now (%s); trying again in %s s",
-                     self.bot.name, exc.message, exc.retry_after)
+            log.info(
+                "bot %s: the server cannot save right now (%s); trying again in %s s",
+                self.bot.name,
+                exc.message,
+                exc.retry_after,
+            )
         else:
             self.stats.rate_limited += 1
 
@@ -343,8 +360,9 @@ class BotRunner:
 # ---------------------------------------------------------------------- play()
 
 
-async def find_table(client: Client, *, seat: int | None = None, password: str | None = None,
-                     poll_seconds: float = 2.0) -> tuple[int, int]:
+async def find_table(
+    client: Client, *, seat: int | None = None, password: str | None = None, poll_seconds: float = 2.0
+) -> tuple[int, int]:
     """Join the first waiting table with a free seat (polling until one appears); returns
     ``(table, seat)``. Tables with a password are skipped unless ``password`` is given."""
     while True:
@@ -366,15 +384,32 @@ async def find_table(client: Client, *, seat: int | None = None, password: str |
         await asyncio.sleep(poll_seconds)
 
 
-async def play(bot: Bot, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, name: str,
-               password: str | None = None, guest: bool | None = None, table: int | None = None,
-               seat: int | None = None, games: int | None = None, create: bool = False,
-               preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None,
-               table_name: str | None = None, table_password: str | None = None,
-               action_seconds: float | None = None, seed: int | None = None,
-               server_password: str | None = None, mode: str = "msgpack", poll_seconds: float = 2.0,
-               reconnect: bool = True, think_in_thread: bool = False,
-               client_options: dict[str, Any] | None = None) -> RunStats:
+async def play(
+    bot: Bot,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    *,
+    name: str,
+    password: str | None = None,
+    guest: bool | None = None,
+    table: int | None = None,
+    seat: int | None = None,
+    games: int | None = None,
+    create: bool = False,
+    preset: str = "classic",
+    seats: int = 2,
+    options: dict[str, Any] | None = None,
+    table_name: str | None = None,
+    table_password: str | None = None,
+    action_seconds: float | None = None,
+    seed: int | None = None,
+    server_password: str | None = None,
+    mode: str = "msgpack",
+    poll_seconds: float = 2.0,
+    reconnect: bool = True,
+    think_in_thread: bool = False,
+    client_options: dict[str, Any] | None = None,
+) -> RunStats:
     """Connect, log in as a bot, sit down, and run ``bot`` (see :class:`BotRunner`).
 
     Where to sit: with ``create``, a new table (``preset``, ``seats``, ``options``...) that this
@@ -386,15 +421,22 @@ async def play(bot: Bot, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, 
     """
     if guest is None:
         guest = password is None
-    client = await Client.connect(host, port, mode=mode, client_name=f"shithead-bot {bot.name}",
-                                  reconnect=reconnect, **(client_options or {}))
+    client = await Client.connect(
+        host, port, mode=mode, client_name=f"shithead-bot {bot.name}", reconnect=reconnect, **(client_options or {})
+    )
     try:
         await client.login(name, password, guest=guest, bot=True, server_password=server_password)
         runner = BotRunner(bot, client, games=games, start_games=create, think_in_thread=think_in_thread)
         if create:
-            table = await client.create_table(table_name or f"{client.name}'s table", preset, seats,
-                                              options=options, password=table_password,
-                                              action_seconds=action_seconds, seed=seed)
+            table = await client.create_table(
+                table_name or f"{client.name}'s table",
+                preset,
+                seats,
+                options=options,
+                password=table_password,
+                action_seconds=action_seconds,
+                seed=seed,
+            )
             log.info("created table %d (%s, %d seats)", table, preset, seats)
         if table is not None:
             got = await runner.join(table, seat, table_password)
@@ -407,10 +449,19 @@ async def play(bot: Bot, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, 
         await client.close()
 
 
-async def play_tournament(make: Callable[[int], Bot], host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
-                          name: str, tournament: int, password: str | None = None, guest: bool | None = None,
-                          server_password: str | None = None, mode: str = "msgpack",
-                          think_in_thread: bool = False) -> Any:
+async def play_tournament(
+    make: Callable[[int], Bot],
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    *,
+    name: str,
+    tournament: int,
+    password: str | None = None,
+    guest: bool | None = None,
+    server_password: str | None = None,
+    mode: str = "msgpack",
+    think_in_thread: bool = False,
+) -> Any:
     """Connect, log in as a bot and play every table of ``tournament`` the server seats this
     player at, with a fresh bot ``make(game)`` per table (``game``: its number in the tournament; see
     :class:`client.tournament_player.TournamentPlayer`, whose ``PlayerStats`` this returns).
@@ -434,8 +485,9 @@ def parse_args(argv: list[str] | None, *, bot_given: bool = False) -> argparse.N
     from client.bots import bot_names
 
     p = argparse.ArgumentParser(prog="shithead-bot", description="Run a bot on a Shithead server.")
-    p.add_argument("--bot", required=not bot_given, choices=None if bot_given else bot_names(),
-                   help="which bundled bot to run")
+    p.add_argument(
+        "--bot", required=not bot_given, choices=None if bot_given else bot_names(), help="which bundled bot to run"
+    )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"server address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"server port (default {DEFAULT_PORT})")
     p.add_argument("--table", type=int, help="table id to join (default: the first with a free seat)")
@@ -463,8 +515,10 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
     from client.bots import make_bot
 
     args = parse_args(argv, bot_given=bot is not None)
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     bot_given = bot
     if bot is None:
         bot = make_bot(args.bot)
@@ -476,17 +530,44 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
             def make(game: int) -> Bot:
                 return make_bot(args.bot) if bot_given is None else copy.deepcopy(bot_given)
 
-            result = asyncio.run(play_tournament(make, args.host, args.port, name=name, tournament=args.tournament,
-                                                 password=args.password, server_password=args.server_password,
-                                                 mode=mode, think_in_thread=args.bot == "search"))
-            print(f"{name}: tournament {args.tournament}: {result.tables} tables, {result.acts} actions, "
-                  f"{result.illegal} illegal ({result.end_reason})")
+            result = asyncio.run(
+                play_tournament(
+                    make,
+                    args.host,
+                    args.port,
+                    name=name,
+                    tournament=args.tournament,
+                    password=args.password,
+                    server_password=args.server_password,
+                    mode=mode,
+                    think_in_thread=args.bot == "search",
+                )
+            )
+            print(
+                f"{name}: tournament {args.tournament}: {result.tables} tables, {result.acts} actions, "
+                f"{result.illegal} illegal ({result.end_reason})"
+            )
             return 0
-        stats = asyncio.run(play(bot, args.host, args.port, name=name, password=args.password,
-                                 guest=not args.password, table=args.table, seat=args.seat, games=args.games,
-                                 create=args.create, preset=args.preset, seats=args.seats, seed=args.seed,
-                                 table_password=args.table_password, server_password=args.server_password,
-                                 mode=mode))
+        stats = asyncio.run(
+            play(
+                bot,
+                args.host,
+                args.port,
+                name=name,
+                password=args.password,
+                guest=not args.password,
+                table=args.table,
+                seat=args.seat,
+                games=args.games,
+                create=args.create,
+                preset=args.preset,
+                seats=args.seats,
+                seed=args.seed,
+                table_password=args.table_password,
+                server_password=args.server_password,
+                mode=mode,
+            )
+        )
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
         return 130
@@ -496,8 +577,10 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
     except OSError as exc:
         print(f"cannot talk to {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(f"{name}: {stats.games} games at table {stats.table}, places {stats.places}, "
-          f"{stats.acts} actions, {stats.illegal} illegal, {stats.stale} stale ({stats.end_reason})")
+    print(
+        f"{name}: {stats.games} games at table {stats.table}, places {stats.places}, "
+        f"{stats.acts} actions, {stats.illegal} illegal, {stats.stale} stale ({stats.end_reason})"
+    )
     return 0
 
 

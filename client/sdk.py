@@ -75,9 +75,29 @@ from typing import Any, NamedTuple, cast
 
 from protocol.connection import Connection, Mode, Role
 from protocol.errors import FATAL, ErrorCode, RemoteProtocolError
-from protocol.messages import (PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, Error, GetRecord, Hello, Join,
-                               Joined, Leave, ListTables, Login, Message, Ping, Resume, Start, State, TableUpdate,
-                               Watch, encode_message)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Act,
+    AddBot,
+    Chat,
+    CreateTable,
+    Error,
+    GetRecord,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    ListTables,
+    Login,
+    Message,
+    Ping,
+    Resume,
+    Start,
+    State,
+    TableUpdate,
+    Watch,
+    encode_message,
+)
 
 __all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "Seat", "ServerError"]
 
@@ -91,12 +111,18 @@ PSEUDO_EVENTS = ("disconnected", "reconnecting", "reconnected", "closed")
 RECONNECT_MARGIN = 30.0
 
 #: Fatal codes that mean this client itself is broken: reconnecting would fail the same way.
-_NO_RECONNECT = frozenset({ErrorCode.BAD_FRAME, ErrorCode.FRAME_TOO_LARGE, ErrorCode.BAD_MESSAGE,
-                           ErrorCode.UNKNOWN_TYPE, ErrorCode.UNSUPPORTED_VERSION,
-                           ErrorCode.HANDSHAKE_REQUIRED})
+_NO_RECONNECT = frozenset(
+    {
+        ErrorCode.BAD_FRAME,
+        ErrorCode.FRAME_TOO_LARGE,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.UNKNOWN_TYPE,
+        ErrorCode.UNSUPPORTED_VERSION,
+        ErrorCode.HANDSHAKE_REQUIRED,
+    }
+)
 #: Login refusals that end reconnecting: retrying would be refused again.
-_AUTH_FATAL = frozenset({ErrorCode.AUTH_FAILED, ErrorCode.GUESTS_NOT_ALLOWED,
-                         ErrorCode.SERVER_PASSWORD_REQUIRED})
+_AUTH_FATAL = frozenset({ErrorCode.AUTH_FAILED, ErrorCode.GUESTS_NOT_ALLOWED, ErrorCode.SERVER_PASSWORD_REQUIRED})
 #: Refusals of a resume that say "not now": the attempt is tried again (after retry_after), the
 #: seat is not given up.
 _TRANSIENT = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_FAILED, ErrorCode.LOGIN_THROTTLED})
@@ -110,8 +136,15 @@ class ServerError(Exception):
     string), ``message`` the text for people, ``reason`` the engine's code for
     ``ILLEGAL_ACTION``, ``retry_after`` the seconds to wait for ``RATE_LIMITED``."""
 
-    def __init__(self, code: str, message: str, *, reason: str | None = None,
-                 retry_after: float | None = None, request_id: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        reason: str | None = None,
+        retry_after: float | None = None,
+        request_id: int | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.request_id = code, message, request_id
         self.reason, self.retry_after = reason, retry_after
@@ -177,12 +210,22 @@ class Client:
     module docstring for the contract of requests, pushed messages and reconnecting.
     """
 
-    def __init__(self, host: str, port: int, *, mode: Mode | str = Mode.MSGPACK,
-                 client_name: str = "shithead-sdk 0.1", reconnect: bool = True,
-                 reconnect_for: float | None = None, reconnect_attempts: int | None = None,
-                 backoff_initial: float = 0.2, backoff_max: float = 5.0,
-                 rate_limit_retries: int = 5, keepalive: float | None = None,
-                 timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        mode: Mode | str = Mode.MSGPACK,
+        client_name: str = "shithead-sdk 0.1",
+        reconnect: bool = True,
+        reconnect_for: float | None = None,
+        reconnect_attempts: int | None = None,
+        backoff_initial: float = 0.2,
+        backoff_max: float = 5.0,
+        rate_limit_retries: int = 5,
+        keepalive: float | None = None,
+        timeout: float = 30.0,
+    ) -> None:
         self.host, self.port, self.mode, self.client_name = host, port, Mode(mode), client_name
         self.reconnect, self.reconnect_for, self.reconnect_attempts = reconnect, reconnect_for, reconnect_attempts
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
@@ -211,9 +254,16 @@ class Client:
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
-    async def connect(cls, host: str, port: int, *, mode: Mode | str = Mode.MSGPACK,
-                      client_name: str = "shithead-sdk 0.1", reconnect: bool = True,
-                      **options: Any) -> Client:
+    async def connect(
+        cls,
+        host: str,
+        port: int,
+        *,
+        mode: Mode | str = Mode.MSGPACK,
+        client_name: str = "shithead-sdk 0.1",
+        reconnect: bool = True,
+        **options: Any,
+    ) -> Client:
         """Open the connection and complete ``hello``/``welcome``; return the client.
 
         ``mode`` is ``"msgpack"`` (default) or ``"json"`` (JSON lines). ``options`` are the
@@ -307,12 +357,18 @@ class Client:
 
     # ------------------------------------------------------------------ requests
 
-    async def login(self, name: str, password: str | None = None, *, guest: bool = False, bot: bool = False,
-                    server_password: str | None = None) -> dict[str, Any]:
+    async def login(
+        self,
+        name: str,
+        password: str | None = None,
+        *,
+        guest: bool = False,
+        bot: bool = False,
+        server_password: str | None = None,
+    ) -> dict[str, Any]:
         """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept to log in
         again after a reconnect. Raises :class:`ServerError` (``AUTH_FAILED``...)."""
-        creds = {"name": name, "password": password, "guest": guest, "bot": bot,
-                 "server_password": server_password}
+        creds = {"name": name, "password": password, "guest": guest, "bot": bot, "server_password": server_password}
         answer = await self.request(Login, **creds)
         self._credentials = creds
         self.logged_in = answer
@@ -323,14 +379,32 @@ class Client:
         """The summaries of every open table."""
         return list((await self.request(ListTables))["tables"])
 
-    async def create_table(self, name: str, preset: str = "classic", seats: int = 4, *,
-                           options: dict[str, Any] | None = None, password: str | None = None,
-                           action_seconds: float | None = None, bank_seconds: float | None = None,
-                           seed: int | None = None, deck: list[str] | None = None) -> int:
+    async def create_table(
+        self,
+        name: str,
+        preset: str = "classic",
+        seats: int = 4,
+        *,
+        options: dict[str, Any] | None = None,
+        password: str | None = None,
+        action_seconds: float | None = None,
+        bank_seconds: float | None = None,
+        seed: int | None = None,
+        deck: list[str] | None = None,
+    ) -> int:
         """Open a table; returns its id. The creator owns it but must still :meth:`join`."""
-        answer = await self.request(CreateTable, name=name, preset=preset, seats=seats, options=options,
-                                     password=password, action_seconds=action_seconds,
-                                     bank_seconds=bank_seconds, seed=seed, deck=deck)
+        answer = await self.request(
+            CreateTable,
+            name=name,
+            preset=preset,
+            seats=seats,
+            options=options,
+            password=password,
+            action_seconds=action_seconds,
+            bank_seconds=bank_seconds,
+            seed=seed,
+            deck=deck,
+        )
         return int(answer["table"])
 
     async def join(self, table: int, seat: int | None = None, password: str | None = None) -> Seat:
@@ -397,8 +471,9 @@ class Client:
         pending = await self._request_pending(cls, fields, fields.get("table"))
         return encode_message(pending.future.result(), validate=False)
 
-    async def _request_pending(self, cls: type[Message], fields: dict[str, Any], table: int | None, *,
-                               internal: bool = False) -> _Pending:
+    async def _request_pending(
+        self, cls: type[Message], fields: dict[str, Any], table: int | None, *, internal: bool = False
+    ) -> _Pending:
         """Send and await, retrying RATE_LIMITED; return the resolved pending entry."""
         attempt = 0
         while True:
@@ -414,14 +489,20 @@ class Client:
                 log.debug("%s rate limited: retrying in %.3f s", cls.TYPE, wait)
                 await asyncio.sleep(wait)
 
-    def _send(self, cls: type[Message], fields: dict[str, Any], table: int | None, *,
-              internal: bool = False) -> _Pending:
+    def _send(
+        self, cls: type[Message], fields: dict[str, Any], table: int | None, *, internal: bool = False
+    ) -> _Pending:
         """Encode and write one request; its answer resolves the returned entry's future."""
         if self.closed:
             raise ClientClosed("the client is closed")
         wire = self._wire
-        if wire is None or wire.transport is None or wire.transport.is_closing() or wire.conn.closed \
-                or not (self.connected or internal):
+        if (
+            wire is None
+            or wire.transport is None
+            or wire.transport.is_closing()
+            or wire.conn.closed
+            or not (self.connected or internal)
+        ):
             raise ConnectionLost("not connected (the client is reconnecting)")
         rid, self._next_id = self._next_id, self._next_id % (2**31 - 1) + 1  # ids stay within int32
         build: Callable[..., Message] = cls  # every request class takes id and its own fields
@@ -468,8 +549,11 @@ class Client:
                 pending.seq_at_answer = self.states[pending.table]["seq"]
             if not pending.future.done():
                 if isinstance(msg, Error):
-                    pending.future.set_exception(ServerError(msg.code, msg.message, reason=msg.reason,
-                                                             retry_after=msg.retry_after, request_id=msg.id))
+                    pending.future.set_exception(
+                        ServerError(
+                            msg.code, msg.message, reason=msg.reason, retry_after=msg.retry_after, request_id=msg.id
+                        )
+                    )
                 else:
                     pending.future.set_result(msg)
             return
@@ -503,8 +587,9 @@ class Client:
         reason = f"the server closed the connection ({code})" if code else f"connection lost ({exc or 'EOF'})"
         retry = self.reconnect and code not in _NO_RECONNECT
         log.info("%s; %s", reason, "reconnecting" if retry else "not reconnecting")
-        self._queue.put_nowait({"type": "disconnected", "reason": reason, "code": code and str(code),
-                                "reconnecting": retry})
+        self._queue.put_nowait(
+            {"type": "disconnected", "reason": reason, "code": code and str(code), "reconnecting": retry}
+        )
         if retry:
             self._reconnect_task = asyncio.get_running_loop().create_task(self._reconnect_loop())
         else:
@@ -520,8 +605,7 @@ class Client:
         async with asyncio.timeout(self.timeout):
             _, wire = await loop.create_connection(lambda: _Wire(self, conn), self.host, self.port)
             self._wire = wire
-            pending = self._send(Hello, {"version": PROTOCOL_VERSION, "client": self.client_name}, None,
-                                 internal=True)
+            pending = self._send(Hello, {"version": PROTOCOL_VERSION, "client": self.client_name}, None, internal=True)
             welcome = await pending.future
         self.welcome = encode_message(welcome, validate=False)
         self._limit_output()
@@ -544,8 +628,7 @@ class Client:
         if self.reconnect_for is not None:
             return self.reconnect_for
         limits = self.welcome.get("limits") or {}
-        return (float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0))
-                + RECONNECT_MARGIN)
+        return float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0)) + RECONNECT_MARGIN
 
     async def _reconnect_loop(self) -> None:
         """Retry with back-off until the connection, the login and the seats are back, or the
@@ -565,8 +648,14 @@ class Client:
                 if floor > left:
                     break  # the server will not take us back within the window
                 attempt += 1
-                self._queue.put_nowait({"type": "reconnecting", "attempt": attempt, "retry_in": round(wait, 3),
-                                        "gives_up_in": round(left, 3)})
+                self._queue.put_nowait(
+                    {
+                        "type": "reconnecting",
+                        "attempt": attempt,
+                        "retry_in": round(wait, 3),
+                        "gives_up_in": round(left, 3),
+                    }
+                )
                 await asyncio.sleep(wait)
                 delay, floor = min(delay * 2, self.backoff_max), 0.0
                 try:
@@ -616,10 +705,12 @@ class Client:
             self._limit_output()
         # Every resume and watch is written at once (answered in order, each resume followed by
         # its snapshot); then user requests may flow: a bot acts on the snapshot as it arrives.
-        asks = [(t, self._send(Resume, {"table": t, "token": s.token}, t, internal=True))
-                for t, s in self.seats.items()]
-        asks += [(t, self._send(Watch, {"table": t, "password": pw}, t, internal=True))
-                 for t, pw in self.watching.items()]
+        asks = [
+            (t, self._send(Resume, {"table": t, "token": s.token}, t, internal=True)) for t, s in self.seats.items()
+        ]
+        asks += [
+            (t, self._send(Watch, {"table": t, "password": pw}, t, internal=True)) for t, pw in self.watching.items()
+        ]
         self._set_connected()
         await asyncio.gather(*(p.future for _, p in asks), return_exceptions=True)
         resumed: list[dict[str, Any]] = []

@@ -76,8 +76,9 @@ class TournamentPlayer:
         think_in_thread: let each bot think in a worker thread (see :class:`BotRunner`).
     """
 
-    def __init__(self, client: Client, make_bot: Callable[[int], Bot], tournament: int, *,
-                 think_in_thread: bool = False) -> None:
+    def __init__(
+        self, client: Client, make_bot: Callable[[int], Bot], tournament: int, *, think_in_thread: bool = False
+    ) -> None:
         self.client = client
         self.make_bot = make_bot
         self.tournament = tournament
@@ -131,8 +132,7 @@ class TournamentPlayer:
             return  # seated again after a reconnect: its runner carries on
         self.stats.tables += 1
         feed = self._feeds[table] = _Feed()
-        runner = BotRunner(self.make_bot(int(msg["game"])), self.client, games=1,
-                           think_in_thread=self.think_in_thread)
+        runner = BotRunner(self.make_bot(int(msg["game"])), self.client, games=1, think_in_thread=self.think_in_thread)
         runner.attach(table, int(msg["seat"]))
         self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
 

@@ -60,10 +60,10 @@ EVENT_HELP: dict[str, str] = {
     "announced": "`opening: announce`: the seat announced `card` from its hand.",
     "passed": "`opening: announce`: the seat did not announce.",
     "first_player": "Play begins with this seat; `card` is the card that decided it when that card"
-                    " was public (face up or announced), else null.",
+    " was public (face up or announced), else null.",
     "played": "`cards` went onto the pile from `source`: `hand`, `face_up`, `face_down` or `stock`.",
     "flipped": "Face-down card `position` was turned over and is `card`; a `played` event"
-               " follows if it goes, a `took` event if it does not.",
+    " follows if it goes, a `took` event if it does not.",
     "gambled": "`stock_gamble`: the top card of the stock was turned over: `card`.",
     "burned": "The pile (`count` cards) left the game; the same seat plays again.",
     "took": "The seat picked up `cards` (the whole pile, with the card it gave up or flipped).",
@@ -71,34 +71,30 @@ EVENT_HELP: dict[str, str] = {
     "skipped": "The seat misses its turn.",
     "out": "The seat has no cards left; `place` is its finishing place (1 = first).",
     "game_over": "The game ended (`seat` is null): `places` lists seats from first to last,"
-                 " `loser` is the last, `capped` is true if `max_actions` stopped it.",
-    "game_start": "Table event, first in the first state of a game (`seat` null): the game id and"
-                  " the dealer.",
+    " `loser` is the last, `capped` is true if `max_actions` stopped it.",
+    "game_start": "Table event, first in the first state of a game (`seat` null): the game id and the dealer.",
     "timeout": "Table event: the seat's clock ran out and the server played `action` for it;"
-               " `count` is the seat's number of timeouts so far. The engine's events follow.",
+    " `count` is the seat's number of timeouts so far. The engine's events follow.",
     "back": "Table event, only in the snapshot sent to a seat that resumed.",
 }
 
 LIMIT_HELP: dict[str, str] = {
     "max_frame_in": "Largest frame body / JSON line a client may send after login, in bytes."
-                    " Larger: fatal `FRAME_TOO_LARGE`.",
+    " Larger: fatal `FRAME_TOO_LARGE`.",
     "max_frame_in_before_login": "The same before `logged_in` (hello and login are small)."
-                                 " Larger: fatal `FRAME_TOO_LARGE`.",
+    " Larger: fatal `FRAME_TOO_LARGE`.",
     "max_frame_out": "Largest frame the server sends (views, lists, game records).",
-    "max_connections": "Connections to the server at once. Beyond: fatal `TOO_MANY_CONNECTIONS`"
-                       " at connect.",
+    "max_connections": "Connections to the server at once. Beyond: fatal `TOO_MANY_CONNECTIONS` at connect.",
     "max_connections_per_address": "Connections from one IP address at once. Beyond: fatal"
-                                   " `TOO_MANY_CONNECTIONS` at connect.",
+    " `TOO_MANY_CONNECTIONS` at connect.",
     "rate_per_second": "Messages per second a connection may send, sustained (token bucket)."
-                       " An applied `act` is free. Beyond: `RATE_LIMITED` with `retry_after`;"
-                       " the message is dropped.",
+    " An applied `act` is free. Beyond: `RATE_LIMITED` with `retry_after`;"
+    " the message is dropped.",
     "rate_burst": "Size of the token bucket: messages allowed at once above the sustained rate.",
     "max_output_buffer": "Bytes the server holds for a client that does not read. Beyond: the"
-                         " connection is dropped without a message, and its seat goes away.",
-    "handshake_timeout": "Seconds from connecting to `logged_in` (hello and login). Beyond: fatal"
-                         " `HANDSHAKE_TIMEOUT`.",
-    "idle_timeout": "Seconds without receiving any message (ping counts). Beyond: fatal"
-                    " `IDLE_TIMEOUT`.",
+    " connection is dropped without a message, and its seat goes away.",
+    "handshake_timeout": "Seconds from connecting to `logged_in` (hello and login). Beyond: fatal `HANDSHAKE_TIMEOUT`.",
+    "idle_timeout": "Seconds without receiving any message (ping counts). Beyond: fatal `IDLE_TIMEOUT`.",
     "max_tables": "Open tables on the server. Beyond: `create_table` gets `TABLE_FULL`.",
     "max_spectators": "Watchers per table. Beyond: `watch` gets `TABLE_FULL`.",
     "scrypt_concurrency": "Password hashes computed at once; further logins wait their turn.",
@@ -112,13 +108,12 @@ SETTING_HELP: dict[str, str] = {
     "allow_guests": "Whether `login` with `guest: true` is allowed (`--no-guests`).",
     "log_level": "DEBUG, INFO, WARNING or ERROR (`--log-level`).",
     "reconnect_grace": "Seconds an absent seat's clock runs normally; after that the server"
-                       " plays for it at once (`--reconnect-grace`).",
+    " plays for it at once (`--reconnect-grace`).",
     "restart_grace": "Seconds added to every running clock when the server starts again with games"
-                     " in progress, for everyone to reconnect (`--restart-grace`).",
+    " in progress, for everyone to reconnect (`--restart-grace`).",
     "synchronous": "SQLite `synchronous`: `normal` (a server crash loses nothing acknowledged, a power"
-                   " cut can lose the last seconds) or `full` (each commit synced to the disk; `--sync`).",
-    "action_seconds": "Clock per action of a table that does not set `action_seconds`"
-                      " (`--action-seconds`).",
+    " cut can lose the last seconds) or `full` (each commit synced to the disk; `--sync`).",
+    "action_seconds": "Clock per action of a table that does not set `action_seconds` (`--action-seconds`).",
     "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",
 }
 
@@ -184,8 +179,11 @@ def _cell(text: str) -> str:
 
 def field_table(cls: type[Message]) -> str:
     """The markdown table of one message's fields (``type`` first)."""
-    rows = ["| field | type | required | values | meaning |", "|---|---|---|---|---|",
-            f'| `type` | str | yes | `"{cls.TYPE}"` | The message type. |']
+    rows = [
+        "| field | type | required | values | meaning |",
+        "|---|---|---|---|---|",
+        f'| `type` | str | yes | `"{cls.TYPE}"` | The message type. |',
+    ]
     for spec in cls.FIELDS:
         if spec.required:
             req = "yes"
@@ -229,8 +227,7 @@ def limits_table() -> str:
         raise SystemExit(f"gen_protocol_tables.py: LIMIT_HELP does not match Limits: {sorted(missing)}")
     public = _public_limits()
     defaults = Limits()
-    rows = ["| limit | default | in `welcome.limits` | meaning, and what happens beyond it |",
-            "|---|---|---|---|"]
+    rows = ["| limit | default | in `welcome.limits` | meaning, and what happens beyond it |", "|---|---|---|---|"]
     for name in names:
         shown = "yes" if name in public else "no"
         rows.append(f"| `{name}` | `{json.dumps(getattr(defaults, name))}` | {shown} | {_cell(LIMIT_HELP[name])} |")
@@ -273,8 +270,7 @@ def render(doc: str) -> str:
 
 
 def _wrap(name: str, body: str) -> str:
-    return (f"<!-- BEGIN gen_protocol_tables.py: {name} -->\n{body}"
-            f"<!-- END gen_protocol_tables.py: {name} -->")
+    return f"<!-- BEGIN gen_protocol_tables.py: {name} -->\n{body}<!-- END gen_protocol_tables.py: {name} -->"
 
 
 def problems(doc: str) -> list[str]:

@@ -162,8 +162,11 @@ _SHAREABLE = frozenset({"state"})
 _OK_BODY = b"\x82\xa4type\xa2ok\xa2id"  # {"type": "ok", "id": ...} up to the id's value
 _PACK = msgpack.Packer(use_bin_type=True).pack
 _HEADER = struct.Struct(">I")
-assert all(TRANSITIONS.get((st, Role.SERVER, t), TRANSITIONS.get((st, Role.SERVER, _ANY))) is st
-           for st in (ConnectionState.OPEN, ConnectionState.CLOSING) for t in _SHAREABLE)
+assert all(
+    TRANSITIONS.get((st, Role.SERVER, t), TRANSITIONS.get((st, Role.SERVER, _ANY))) is st
+    for st in (ConnectionState.OPEN, ConnectionState.CLOSING)
+    for t in _SHAREABLE
+)
 
 
 def _event(msg: Message) -> str:
@@ -275,8 +278,11 @@ class Connection:
         limit = self.input_limit
         # A client trusts its server's nesting (see _Decoder.check_nesting); a server checks.
         nesting = self.role is Role.SERVER
-        self._decoder = (FrameDecoder(limit, check_nesting=nesting) if mode is Mode.MSGPACK
-                         else LineDecoder(limit, check_nesting=nesting))
+        self._decoder = (
+            FrameDecoder(limit, check_nesting=nesting)
+            if mode is Mode.MSGPACK
+            else LineDecoder(limit, check_nesting=nesting)
+        )
 
     def _transition(self, sender: Role, msg: Message) -> ConnectionState:
         """The state after ``msg`` from ``sender``; raise (remote or local) if not allowed."""
@@ -302,9 +308,7 @@ class Connection:
         An empty ``data`` returns ``[]`` (end of input is the shell's business).
         """
         if self.closed:
-            raise LocalProtocolError(
-                ErrorCode.INTERNAL_ERROR, f"receive_data on a connection in state {self.state}"
-            )
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"receive_data on a connection in state {self.state}")
         if not data:
             return []
         if self._decoder is None:
@@ -348,9 +352,7 @@ class Connection:
         """
         if not isinstance(msg, Message) or msg.DIRECTION is not self._out_dir:
             what = getattr(msg, "TYPE", type(msg).__name__)
-            raise LocalProtocolError(
-                ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send {what!r}"
-            )
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send {what!r}")
         new_state = self._transition(self.role, msg)
         payload = encode_message(msg, validate=validate)
         if self.mode is Mode.JSON:
@@ -362,8 +364,9 @@ class Connection:
             self.set_logged_in()
         return data
 
-    def send_shared(self, msg_type: str, shared: SharedEncoding, own: dict[str, Any],
-                    inner_own: dict[str, Any] | PackedEntries) -> bytes:
+    def send_shared(
+        self, msg_type: str, shared: SharedEncoding, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries
+    ) -> bytes:
         """Encode one message of a family that shares most content (see :mod:`protocol.splice`).
 
         ``msg_type`` must be the ``type`` in ``shared.common``; the state machine advances as
@@ -371,8 +374,11 @@ class Connection:
         (this is the trusted fast path for the server's ``state`` broadcasts).
         """
         state = self.state
-        if (state is ConnectionState.OPEN or state is ConnectionState.CLOSING) and msg_type in _SHAREABLE \
-                and self.role is Role.SERVER:
+        if (
+            (state is ConnectionState.OPEN or state is ConnectionState.CLOSING)
+            and msg_type in _SHAREABLE
+            and self.role is Role.SERVER
+        ):
             found: ConnectionState | ErrorCode = state  # pushed messages keep OPEN and CLOSING as they are
         else:
             if msg_type not in S2C or self.role is not Role.SERVER:
@@ -393,8 +399,12 @@ class Connection:
         """Encode ``ok`` answering ``request_id`` (server role): the same bytes as
         ``send(Ok(id=request_id))``, by a shorter road, as it answers every applied act."""
         state = self.state
-        if self.role is not Role.SERVER or not (state is ConnectionState.OPEN or state is ConnectionState.CLOSING) \
-                or type(request_id) is not int or not 0 <= request_id <= MAX_ID:
+        if (
+            self.role is not Role.SERVER
+            or not (state is ConnectionState.OPEN or state is ConnectionState.CLOSING)
+            or type(request_id) is not int
+            or not 0 <= request_id <= MAX_ID
+        ):
             return self.send(Ok(id=request_id))
         if self.mode is Mode.JSON:
             return b'{"type":"ok","id":%d}\n' % request_id
@@ -415,9 +425,7 @@ class Connection:
         try:
             code = ErrorCode(code)
         except ValueError:
-            raise LocalProtocolError(
-                ErrorCode.INTERNAL_ERROR, f"unknown error code {code!r}"
-            ) from None
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"unknown error code {code!r}") from None
         msg = Error(
             id=id,
             code=code,
@@ -433,7 +441,4 @@ class Connection:
         return self.send(error_from(exc))
 
     def __repr__(self) -> str:
-        return (
-            f"<Connection {self.role} mode={self.mode} state={self.state}"
-            f" logged_in={self.logged_in}>"
-        )
+        return f"<Connection {self.role} mode={self.mode} state={self.state} logged_in={self.logged_in}>"

@@ -119,15 +119,11 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " supported ones. Reconnect with one of them; the connection is closed."
     ),
     ErrorCode.HANDSHAKE_REQUIRED: (
-        "A message other than hello came first. Send hello as the very first message;"
-        " the connection is closed."
+        "A message other than hello came first. Send hello as the very first message; the connection is closed."
     ),
-    ErrorCode.NOT_LOGGED_IN: (
-        "This request needs a logged-in connection. Send login, wait for logged_in, retry."
-    ),
+    ErrorCode.NOT_LOGGED_IN: ("This request needs a logged-in connection. Send login, wait for logged_in, retry."),
     ErrorCode.ALREADY_LOGGED_IN: (
-        "login on a connection that is already logged in. Nothing changed; open a new"
-        " connection to use another name."
+        "login on a connection that is already logged in. Nothing changed; open a new connection to use another name."
     ),
     ErrorCode.AUTH_FAILED: (
         "The name and password do not match (or the name is taken by an account)."
@@ -137,17 +133,13 @@ ERROR_HELP: dict[ErrorCode, str] = {
         "This server needs the right server_password in login (welcome.password_required)."
         " Ask the operator for it and log in again."
     ),
-    ErrorCode.GUESTS_NOT_ALLOWED: (
-        "Guest logins are switched off on this server. Log in with a name and password."
-    ),
+    ErrorCode.GUESTS_NOT_ALLOWED: ("Guest logins are switched off on this server. Log in with a name and password."),
     ErrorCode.LOGIN_THROTTLED: (
         "Too many failed logins for this name or from this address: no password is checked until"
         " retry_after seconds have passed (the delay doubles with each failure, up to a few"
         " minutes). A login that carries a seat token of this name (login.token) is not delayed."
     ),
-    ErrorCode.RATE_LIMITED: (
-        "Too many requests or login attempts. Wait retry_after seconds, then retry."
-    ),
+    ErrorCode.RATE_LIMITED: ("Too many requests or login attempts. Wait retry_after seconds, then retry."),
     ErrorCode.TOO_MANY_CONNECTIONS: (
         "The server, or your address, has too many connections open. Retry later with"
         " back-off; the connection is closed."
@@ -169,31 +161,17 @@ ERROR_HELP: dict[ErrorCode, str] = {
         "No free seat at the table, too many spectators, or the server has as many tables as it"
         " allows. Watch it, join another table, or try later."
     ),
-    ErrorCode.WRONG_PASSWORD: (
-        "The table's password is missing or wrong. Ask the table's creator for it."
-    ),
-    ErrorCode.SEAT_TAKEN: (
-        "The requested seat is occupied. Pick a free seat, or omit seat to get any."
-    ),
-    ErrorCode.NOT_SEATED: (
-        "The request needs a seat at this table (watchers cannot act). Join first."
-    ),
-    ErrorCode.NOT_AT_TABLE: (
-        "The request needs you at this table as a player or watcher. Join or watch first."
-    ),
+    ErrorCode.WRONG_PASSWORD: ("The table's password is missing or wrong. Ask the table's creator for it."),
+    ErrorCode.SEAT_TAKEN: ("The requested seat is occupied. Pick a free seat, or omit seat to get any."),
+    ErrorCode.NOT_SEATED: ("The request needs a seat at this table (watchers cannot act). Join first."),
+    ErrorCode.NOT_AT_TABLE: ("The request needs you at this table as a player or watcher. Join or watch first."),
     ErrorCode.ALREADY_STARTED: (
-        "The game at this table has already started, so seats cannot change now."
-        " Watch, or wait for the game to end."
+        "The game at this table has already started, so seats cannot change now. Watch, or wait for the game to end."
     ),
-    ErrorCode.NOT_STARTED: (
-        "No game is running at this table yet. Wait for the owner to start it."
-    ),
-    ErrorCode.NOT_ENOUGH_PLAYERS: (
-        "Every seat must be taken before start. Wait for more players to join."
-    ),
+    ErrorCode.NOT_STARTED: ("No game is running at this table yet. Wait for the owner to start it."),
+    ErrorCode.NOT_ENOUGH_PLAYERS: ("Every seat must be taken before start. Wait for more players to join."),
     ErrorCode.NOT_OWNER: (
-        "Only the table's owner (its creator; a seated player once the creator leaves) may do"
-        " this. Ask them."
+        "Only the table's owner (its creator; a seated player once the creator leaves) may do this. Ask them."
     ),
     ErrorCode.BAD_RULES: (
         "The preset or an option was refused; the message is the rules engine's explanation"
@@ -211,31 +189,24 @@ ERROR_HELP: dict[ErrorCode, str] = {
         "No seat at this table has that token for your name (or a newer connection took the"
         " seat over). Use the token from joined, logged in under the same name."
     ),
-    ErrorCode.UNKNOWN_GAME: (
-        "No finished game with this id is available. Check the id from game_over."
-    ),
+    ErrorCode.UNKNOWN_GAME: ("No finished game with this id is available. Check the id from game_over."),
     ErrorCode.UNKNOWN_BOT: (
         "No bundled bot has that name, or this server runs no bots; the message lists the names "
         "it knows. Pick one of those."
     ),
-    ErrorCode.UNKNOWN_TOURNAMENT: (
-        "No tournament has this id. list_tournaments shows them."
-    ),
+    ErrorCode.UNKNOWN_TOURNAMENT: ("No tournament has this id. list_tournaments shows them."),
     ErrorCode.NOT_INVITED: (
         "You may not register for this tournament: it names its participants and you are not "
         "one of them, or you are a guest (register with a bot account)."
     ),
-    ErrorCode.SHUTTING_DOWN: (
-        "The server is shutting down. Reconnect later and resume; the connection is closed."
-    ),
+    ErrorCode.SHUTTING_DOWN: ("The server is shutting down. Reconnect later and resume; the connection is closed."),
     ErrorCode.STORAGE_FAILED: (
         "The server cannot write to its database (the disk is full or failing), so it takes no"
         " actions: nothing acknowledged is lost, and play goes on by itself once it can write"
         " again. Retry after retry_after seconds."
     ),
     ErrorCode.INTERNAL_ERROR: (
-        "A bug in the server; the request was not carried out. Report it; the connection"
-        " stays open."
+        "A bug in the server; the request was not carried out. Report it; the connection stays open."
     ),
 }
 

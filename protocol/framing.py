@@ -55,9 +55,7 @@ def _bad_frame(message: str) -> RemoteProtocolError:
 
 
 def _too_large(size: int, limit: int, what: str) -> RemoteProtocolError:
-    return RemoteProtocolError(
-        ErrorCode.FRAME_TOO_LARGE, f"{what} of {size} bytes exceeds the limit of {limit} bytes"
-    )
+    return RemoteProtocolError(ErrorCode.FRAME_TOO_LARGE, f"{what} of {size} bytes exceeds the limit of {limit} bytes")
 
 
 def _check_max_size(max_size: int) -> int:
@@ -112,9 +110,7 @@ def encode_frame(obj: dict[str, Any], *, max_size: int | None) -> bytes:
     not a dict or holds something msgpack cannot encode.
     """
     if not isinstance(obj, dict):
-        raise LocalProtocolError(
-            ErrorCode.BAD_FRAME, f"a frame must be a dict, not {type(obj).__name__}"
-        )
+        raise LocalProtocolError(ErrorCode.BAD_FRAME, f"a frame must be a dict, not {type(obj).__name__}")
     try:
         body: bytes = _PACKER.pack(obj)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -301,9 +297,7 @@ def encode_line(obj: dict[str, Any], *, max_size: int | None = None) -> bytes:
     longer than ``max_size``.
     """
     if not isinstance(obj, dict):
-        raise LocalProtocolError(
-            ErrorCode.BAD_FRAME, f"a line must be a dict, not {type(obj).__name__}"
-        )
+        raise LocalProtocolError(ErrorCode.BAD_FRAME, f"a line must be a dict, not {type(obj).__name__}")
     try:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         line = text.encode("utf-8")

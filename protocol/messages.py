@@ -116,9 +116,7 @@ def wire_message(cls: type[_M]) -> type[_M]:
 
 
 def _request_id() -> Any:
-    return fld(
-        Kind.INT, lo=0, hi=MAX_ID, doc="Request id chosen by the client; the answer echoes it."
-    )
+    return fld(Kind.INT, lo=0, hi=MAX_ID, doc="Request id chosen by the client; the answer echoes it.")
 
 
 def _reply_id() -> Any:
@@ -144,9 +142,7 @@ class Hello(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     version: int = fld(Kind.INT, lo=1, hi=1000, doc="Protocol version; this server speaks 1.")
-    client: str | None = fld(
-        Kind.STR, default=None, max_len=64, plain=True, doc="Client name and version, for logs."
-    )
+    client: str | None = fld(Kind.STR, default=None, max_len=64, plain=True, doc="Client name and version, for logs.")
 
 
 @wire_message
@@ -156,19 +152,17 @@ class Login(Message):
     TYPE = "login"
     DIRECTION = Direction.C2S
     id: int = _request_id()
-    name: str = fld(
-        Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN, doc="Player name (ASCII)."
-    )
+    name: str = fld(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN, doc="Player name (ASCII).")
     password: str | None = _password("Account password; omitted for guests.")
     guest: bool = fld(Kind.BOOL, default=False, doc="Play as a guest under this name.")
     bot: bool = fld(Kind.BOOL, default=False, doc="This client is a program, not a person.")
-    server_password: str | None = _password(
-        "The server's own password, when welcome.password_required is true."
-    )
+    server_password: str | None = _password("The server's own password, when welcome.password_required is true.")
     token: str | None = fld(
-        Kind.STR, default=None, max_len=128,
+        Kind.STR,
+        default=None,
+        max_len=128,
         doc="A seat token held by this name: the login is then not delayed by the failed-login"
-            " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat.",
+        " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat.",
     )
 
 
@@ -189,23 +183,15 @@ class CreateTable(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     name: str = fld(Kind.STR, min_len=1, max_len=40, plain=True, doc="Table name shown in lists.")
-    preset: str = fld(
-        Kind.STR, min_len=1, max_len=32, plain=True, doc="Rules preset, e.g. classic."
-    )
-    options: dict[str, Any] | None = fld(
-        Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides."
-    )
+    preset: str = fld(Kind.STR, min_len=1, max_len=32, plain=True, doc="Rules preset, e.g. classic.")
+    options: dict[str, Any] | None = fld(Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides.")
     seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="Number of seats.")
     password: str | None = _password("Password needed to join or watch.")
-    action_seconds: float | None = fld(
-        Kind.FLOAT, default=None, lo=0.5, hi=3600, doc="Time per action, in seconds."
-    )
+    action_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0.5, hi=3600, doc="Time per action, in seconds.")
     bank_seconds: float | None = fld(
         Kind.FLOAT, default=None, lo=0, hi=36000, doc="Extra time bank per seat, in seconds."
     )
-    seed: int | None = fld(
-        Kind.INT, default=None, lo=0, hi=INT64_MAX, doc="Shuffle seed, for reproducible games."
-    )
+    seed: int | None = fld(Kind.INT, default=None, lo=0, hi=INT64_MAX, doc="Shuffle seed, for reproducible games.")
     deck: Sequence[str] | None = fld(
         Kind.LIST,
         default=None,
@@ -223,9 +209,7 @@ class Join(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     table: int = _table()
-    seat: int | None = fld(
-        Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: any free seat."
-    )
+    seat: int | None = fld(Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: any free seat.")
     password: str | None = _password("The table's password, if it has one.")
 
 
@@ -284,9 +268,7 @@ class Act(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     table: int = _table()
-    seq: int = fld(
-        Kind.INT, lo=0, hi=INT64_MAX, doc="The seq of the latest state the client has seen."
-    )
+    seq: int = fld(Kind.INT, lo=0, hi=INT64_MAX, doc="The seq of the latest state the client has seen.")
     action: str = fld(Kind.STR, min_len=1, max_len=200, plain=True, doc="The action text.")
 
 
@@ -310,8 +292,13 @@ class Resume(Message):
     DIRECTION = Direction.C2S
     id: int = _request_id()
     table: int = _table()
-    token: str | None = fld(Kind.STR, default=None, min_len=1, max_len=128,
-                            doc="The token from joined; may be omitted by a registered (non-guest) account.")
+    token: str | None = fld(
+        Kind.STR,
+        default=None,
+        min_len=1,
+        max_len=128,
+        doc="The token from joined; may be omitted by a registered (non-guest) account.",
+    )
 
 
 @wire_message
@@ -327,25 +314,46 @@ class CreateTournament(Message):
     options: dict[str, Any] | None = fld(Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides.")
     seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="Seats per table.")
     games: int = fld(Kind.INT, lo=1, hi=1_000_000, doc="Number of games (rounded up to whole deals).")
-    schedule: str = fld(Kind.STR, default="round-robin", max_len=16, plain=True,
-                        doc="round-robin (every group of participants) or gauntlet (hero against the field).")
+    schedule: str = fld(
+        Kind.STR,
+        default="round-robin",
+        max_len=16,
+        plain=True,
+        doc="round-robin (every group of participants) or gauntlet (hero against the field).",
+    )
     hero: str | None = fld(Kind.STR, default=None, max_len=24, pattern=NAME_PATTERN, doc="The gauntlet's hero.")
     permute: bool = fld(Kind.BOOL, default=False, doc="Play every seating of each deal, not only its rotations.")
-    master_seed: int | None = fld(Kind.INT, default=None, lo=0, hi=INT64_MAX,
-                                  doc="Seed of every deal; omitted: a random one (shown in tournament info).")
+    master_seed: int | None = fld(
+        Kind.INT,
+        default=None,
+        lo=0,
+        hi=INT64_MAX,
+        doc="Seed of every deal; omitted: a random one (shown in tournament info).",
+    )
     action_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0.05, hi=3600, doc="Time per action, seconds.")
     bank_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0, hi=36000, doc="Time bank per seat, seconds.")
     concurrency: int = fld(Kind.INT, default=1, lo=1, hi=256, doc="Tables played at once.")
     participants: Sequence[str] | None = fld(
-        Kind.LIST, default=None, max_len=64, item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
-        doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.")
+        Kind.LIST,
+        default=None,
+        max_len=64,
+        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.",
+    )
     bots: Sequence[str] | None = fld(
-        Kind.LIST, default=None, max_len=64, item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
-        doc="Bundled bots the server runs as participants (random, greedy, search); "
-            "repeats get names like greedy-2.")
+        Kind.LIST,
+        default=None,
+        max_len=64,
+        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Bundled bots the server runs as participants (random, greedy, search); repeats get names like greedy-2.",
+    )
     done: Sequence[int] | None = fld(
-        Kind.LIST, default=None, max_len=1_000_000, item=item(Kind.INT, lo=0, hi=INT64_MAX),
-        doc="Game numbers already played (resuming an interrupted tournament): skipped.")
+        Kind.LIST,
+        default=None,
+        max_len=1_000_000,
+        item=item(Kind.INT, lo=0, hi=INT64_MAX),
+        doc="Game numbers already played (resuming an interrupted tournament): skipped.",
+    )
 
 
 @wire_message
@@ -420,9 +428,7 @@ class Welcome(Message):
     version: int = fld(Kind.INT, lo=1, hi=1000, doc="Protocol version in use.")
     server: str = fld(Kind.STR, doc="Server name and version.")
     limits: dict[str, Any] = fld(Kind.MAP, doc="The server's limits (frame sizes, timeouts...).")
-    capabilities: Sequence[str] = fld(
-        Kind.LIST, item=item(Kind.STR), doc="Optional features this server offers."
-    )
+    capabilities: Sequence[str] = fld(Kind.LIST, item=item(Kind.STR), doc="Optional features this server offers.")
     password_required: bool = fld(Kind.BOOL, doc="Whether login needs server_password.")
 
 
@@ -495,20 +501,21 @@ class Error(Message):
 
     TYPE = "error"
     DIRECTION = Direction.S2C
-    id: int | None = fld(
-        Kind.INT, default=None, lo=0, hi=MAX_ID, doc="The failed request's id, if known."
-    )
+    id: int | None = fld(Kind.INT, default=None, lo=0, hi=MAX_ID, doc="The failed request's id, if known.")
     code: ErrorCode = fld(Kind.STR, enum=ErrorCode, doc="Stable error code.")
     message: str = fld(Kind.STR, doc="Explanation for people.")
     retry_after: float | None = fld(
-        Kind.FLOAT, default=None, lo=0,
-        doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED: seconds to wait before retrying."
+        Kind.FLOAT,
+        default=None,
+        lo=0,
+        doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED: seconds to wait before retrying.",
     )
-    reason: str | None = fld(
-        Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code."
-    )
+    reason: str | None = fld(Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code.")
     table: int | None = fld(
-        Kind.INT, default=None, lo=0, hi=MAX_ID,
+        Kind.INT,
+        default=None,
+        lo=0,
+        hi=MAX_ID,
         doc="The table it is about, when it answers no request (a seat taken over).",
     )
 
@@ -526,9 +533,7 @@ class State(Message):
     events: Sequence[dict[str, Any]] = fld(
         Kind.LIST, item=item(Kind.MAP), doc="What happened since the previous state."
     )
-    deadline: float | None = fld(
-        Kind.FLOAT, default=None, lo=0, doc="Seconds left for this seat to act, if it must."
-    )
+    deadline: float | None = fld(Kind.FLOAT, default=None, lo=0, doc="Seconds left for this seat to act, if it must.")
 
 
 @wire_message
@@ -548,9 +553,7 @@ class ChatMessage(Message):
     TYPE = "chat_message"
     DIRECTION = Direction.S2C
     table: int = _table()
-    seat: int | None = fld(
-        Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Speaker's seat, if seated."
-    )
+    seat: int | None = fld(Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Speaker's seat, if seated.")
     name: str = fld(Kind.STR, doc="Speaker's name.")
     text: str = fld(Kind.STR, doc="The text.")
 
@@ -628,8 +631,11 @@ class TournamentGame(Message):
     TYPE = "tournament_game"
     DIRECTION = Direction.S2C
     tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
-    result: dict[str, Any] = fld(Kind.MAP, doc="number, deal, seed, rotation, seats, places, capped, "
-                                              "timeouts, illegal, disconnects, actions, server_game.")
+    result: dict[str, Any] = fld(
+        Kind.MAP,
+        doc="number, deal, seed, rotation, seats, places, capped, "
+        "timeouts, illegal, disconnects, actions, server_game.",
+    )
 
 
 @wire_message
@@ -662,7 +668,8 @@ class Presence(Message):
     name: str = fld(Kind.STR, doc="The seat's player.")
     event: PresenceEvent = fld(Kind.STR, enum=PresenceEvent, doc="dropped, returned or replaced.")
     bot: str | None = fld(
-        Kind.STR, default=None,
+        Kind.STR,
+        default=None,
         doc="replaced: the bot now playing the seat; returned: the bot that gave it back.",
     )
 
@@ -678,7 +685,7 @@ class GoingAway(Message):
     returning: bool = fld(
         Kind.BOOL,
         doc="Tables and games are saved and come back when the server is started again on the"
-            " same database: keep reconnecting (with back-off) to take your seats back.",
+        " same database: keep reconnecting (with back-off) to take your seats back.",
     )
 
 
@@ -718,9 +725,7 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
     rid = _peek_id(d)
     kind = d.get("type")
     if not isinstance(kind, str):
-        raise RemoteProtocolError(
-            ErrorCode.UNKNOWN_TYPE, "message has no 'type' string", request_id=rid
-        )
+        raise RemoteProtocolError(ErrorCode.UNKNOWN_TYPE, "message has no 'type' string", request_id=rid)
     cls = _REGISTRY[direction].get(kind)
     if cls is None:
         if kind in C2S or kind in S2C:
@@ -765,9 +770,19 @@ def _fast_act(d: dict[str, Any]) -> Act | None:
     """A well-formed ``act`` (the message a busy server receives most), checked inline to the
     same specs; None for anything unusual, which the generic path then decides and explains."""
     rid, table, seq, action = d.get("id"), d.get("table"), d.get("seq"), d.get("action")
-    if (len(d) == 5 and type(rid) is int and type(table) is int and type(seq) is int and type(action) is str
-            and 0 <= rid <= MAX_ID and 0 <= table <= MAX_ID and 0 <= seq <= INT64_MAX
-            and 1 <= len(action) <= 200 and not _CONTROL.search(action) and d.keys() == _ACT_KEYS):
+    if (
+        len(d) == 5
+        and type(rid) is int
+        and type(table) is int
+        and type(seq) is int
+        and type(action) is str
+        and 0 <= rid <= MAX_ID
+        and 0 <= table <= MAX_ID
+        and 0 <= seq <= INT64_MAX
+        and 1 <= len(action) <= 200
+        and not _CONTROL.search(action)
+        and d.keys() == _ACT_KEYS
+    ):
         return Act(id=rid, table=table, seq=seq, action=action)
     return None
 
@@ -786,17 +801,13 @@ def encode_message(msg: Message, *, validate: bool = True) -> dict[str, Any]:
         value = getattr(msg, spec.name)
         if value is None:
             if spec.required:
-                raise LocalProtocolError(
-                    ErrorCode.BAD_MESSAGE, f"{msg.TYPE}: required field {spec.name!r} is None"
-                )
+                raise LocalProtocolError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE}: required field {spec.name!r} is None")
             continue
         if validate:
             try:
                 value = check(spec, value)
             except Invalid as exc:
-                raise LocalProtocolError(
-                    ErrorCode.BAD_MESSAGE, f"{msg.TYPE}: field {spec.name!r} {exc}"
-                ) from None
+                raise LocalProtocolError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE}: field {spec.name!r} {exc}") from None
         if isinstance(value, tuple):
             value = list(value)
         elif isinstance(value, Enum):
@@ -853,44 +864,82 @@ _VIEW_EXAMPLE: dict[str, Any] = {
 
 #: One canonical instance per message type, keyed by TYPE (for the document and the tests).
 _SUMMARY_EXAMPLE: dict[str, Any] = {
-                "table": 7,
-                "name": "Friday night",
-                "owner": "alice",
-                "preset": "classic",
-                "options": {},
-                "seats": [{"name": "alice", "bot": False, "guest": False, "away": False, "timeouts": 0,
-                           "stand_in": None},
-                          {"name": "greedy-1", "bot": True, "guest": True, "away": False, "timeouts": 0,
-                           "stand_in": None},
-                          None],
-                "free": 1,
-                "bots": 1,
-                "spectators": 0,
-                "status": "waiting",
-                "games_played": 0,
-                "password": False,
-                "action_seconds": 60.0,
-                "bank_seconds": 0.0,
-                "fixed_seed": None,
-                "fixed_deck": False,
-            }
+    "table": 7,
+    "name": "Friday night",
+    "owner": "alice",
+    "preset": "classic",
+    "options": {},
+    "seats": [
+        {"name": "alice", "bot": False, "guest": False, "away": False, "timeouts": 0, "stand_in": None},
+        {"name": "greedy-1", "bot": True, "guest": True, "away": False, "timeouts": 0, "stand_in": None},
+        None,
+    ],
+    "free": 1,
+    "bots": 1,
+    "spectators": 0,
+    "status": "waiting",
+    "games_played": 0,
+    "password": False,
+    "action_seconds": 60.0,
+    "bank_seconds": 0.0,
+    "fixed_seed": None,
+    "fixed_deck": False,
+}
 
 _TOURNAMENT_EXAMPLE: dict[str, Any] = {
-    "tournament": 3, "name": "Friday bots", "organiser": "olga", "status": "running", "preset": "classic",
-    "options": {}, "seats": 4, "games": 400, "schedule": "round-robin", "hero": None, "permute": False,
-    "master_seed": 12345, "concurrency": 4, "action_seconds": 10.0,
-    "participants": [{"name": "greedy", "bot": True, "house": True, "connected": True},
-                     {"name": "mybot", "bot": True, "house": False, "connected": True}],
-    "games_total": 400, "games_finished": 8, "tables": [21, 22, 23, 24],
-    "standings": [{"rank": 1, "name": "mybot", "rating": 27.1, "rating_95": 3.2, "sigma": 1.63, "games": 8,
-                   "mean_place": 2.1, "mean_place_95": 0.7, "loss_rate": 0.125, "loss_rate_95": 0.229,
-                   "firsts": 3, "timeouts": 0, "illegal": 0, "disconnects": 0}],
+    "tournament": 3,
+    "name": "Friday bots",
+    "organiser": "olga",
+    "status": "running",
+    "preset": "classic",
+    "options": {},
+    "seats": 4,
+    "games": 400,
+    "schedule": "round-robin",
+    "hero": None,
+    "permute": False,
+    "master_seed": 12345,
+    "concurrency": 4,
+    "action_seconds": 10.0,
+    "participants": [
+        {"name": "greedy", "bot": True, "house": True, "connected": True},
+        {"name": "mybot", "bot": True, "house": False, "connected": True},
+    ],
+    "games_total": 400,
+    "games_finished": 8,
+    "tables": [21, 22, 23, 24],
+    "standings": [
+        {
+            "rank": 1,
+            "name": "mybot",
+            "rating": 27.1,
+            "rating_95": 3.2,
+            "sigma": 1.63,
+            "games": 8,
+            "mean_place": 2.1,
+            "mean_place_95": 0.7,
+            "loss_rate": 0.125,
+            "loss_rate_95": 0.229,
+            "firsts": 3,
+            "timeouts": 0,
+            "illegal": 0,
+            "disconnects": 0,
+        }
+    ],
     "head_to_head": {"mybot": {"greedy": -0.5}, "greedy": {"mybot": 0.5}},
 }
 _TOURNAMENT_GAME_EXAMPLE: dict[str, Any] = {
-    "number": 7, "deal": 1, "seed": 8312001933361812121, "rotation": 3,
-    "seats": ["greedy", "mybot", "random", "greedy-2"], "places": [1, 0, 3, 2], "capped": False,
-    "timeouts": [0, 0, 0, 0], "illegal": [0, 0, 0, 0], "disconnects": [0, 0, 0, 0], "actions": 112,
+    "number": 7,
+    "deal": 1,
+    "seed": 8312001933361812121,
+    "rotation": 3,
+    "seats": ["greedy", "mybot", "random", "greedy-2"],
+    "places": [1, 0, 3, 2],
+    "capped": False,
+    "timeouts": [0, 0, 0, 0],
+    "illegal": [0, 0, 0, 0],
+    "disconnects": [0, 0, 0, 0],
+    "actions": 112,
     "server_game": 57,
 }
 
@@ -916,9 +965,17 @@ EXAMPLES: dict[str, Message] = {
     "chat": Chat(id=10, table=7, text="good luck!"),
     "resume": Resume(id=11, table=7, token="q8N3v0cX1kTz"),
     "get_record": GetRecord(id=12, game=42),
-    "create_tournament": CreateTournament(id=14, name="Friday bots", preset="classic", seats=4, games=400,
-                                          concurrency=4, master_seed=12345, participants=("mybot",),
-                                          bots=("greedy", "greedy", "random")),
+    "create_tournament": CreateTournament(
+        id=14,
+        name="Friday bots",
+        preset="classic",
+        seats=4,
+        games=400,
+        concurrency=4,
+        master_seed=12345,
+        participants=("mybot",),
+        bots=("greedy", "greedy", "random"),
+    ),
     "register": Register(id=15, tournament=3),
     "start_tournament": StartTournament(id=16, tournament=3),
     "get_tournament": GetTournament(id=17, tournament=3),
@@ -934,18 +991,25 @@ EXAMPLES: dict[str, Message] = {
         id=1,
         version=1,
         server="shithead-server 0.1",
-        limits={"max_frame_in": 4096, "max_frame_in_before_login": 1024, "max_frame_out": 1048576,
-                "rate_per_second": 100.0, "rate_burst": 200, "handshake_timeout": 10.0, "idle_timeout": 300.0,
-                "reconnect_grace": 120.0, "restart_grace": 30.0, "max_output_buffer": 4194304},
+        limits={
+            "max_frame_in": 4096,
+            "max_frame_in_before_login": 1024,
+            "max_frame_out": 1048576,
+            "rate_per_second": 100.0,
+            "rate_burst": 200,
+            "handshake_timeout": 10.0,
+            "idle_timeout": 300.0,
+            "reconnect_grace": 120.0,
+            "restart_grace": 30.0,
+            "max_output_buffer": 4194304,
+        },
         capabilities=("json_lines", "resume", "clocks", "spectators", "records"),
         password_required=False,
     ),
     "logged_in": LoggedIn(id=2, name="alice", guest=False, bot=False),
     "tables": Tables(
         id=3,
-        tables=(
-            _SUMMARY_EXAMPLE,
-        ),
+        tables=(_SUMMARY_EXAMPLE,),
     ),
     "table_created": TableCreated(id=4, table=7),
     "joined": Joined(id=5, table=7, seat=0, token="q8N3v0cX1kTz"),
@@ -970,20 +1034,43 @@ EXAMPLES: dict[str, Message] = {
     "game_over": GameOver(
         table=7,
         game=42,
-        result={"places": [0, 2, 1], "loser": 1, "capped": False, "flush": None,
-                "players": ["alice", "greedy-1", "carol"]},
-        tally={"places": [[1, 2, 0], [0, 0, 3], [2, 1, 0]], "losses": [0, 3, 0], "capped": 0,
-               "players": ["alice", "greedy-1", "carol"], "timeouts": [0, 0, 1]},
+        result={
+            "places": [0, 2, 1],
+            "loser": 1,
+            "capped": False,
+            "flush": None,
+            "players": ["alice", "greedy-1", "carol"],
+        },
+        tally={
+            "places": [[1, 2, 0], [0, 0, 3], [2, 1, 0]],
+            "losses": [0, 3, 0],
+            "capped": 0,
+            "players": ["alice", "greedy-1", "carol"],
+            "timeouts": [0, 0, 1],
+        },
     ),
     "record": Record(
         id=12,
-        record={"id": 42, "table_name": "Friday night", "preset": "classic",
-                "players": ["alice", "bob"], "started": 1795000000.0, "ended": 1795000120.5,
-                "result": {"places": [1, 0], "loser": 0, "capped": False, "flush": None},
-                "record": {"preset": "classic", "options": {}, "seats": 2, "dealer": 1,
-                           "deck": ["7d", "5h", "9c", "4s"], "actions": [[0, "ready"], [1, "ready"]],
-                           "outcome": {"places": [1, 0], "loser": 0, "capped": False, "flush": None},
-                           "players": ["alice", "bob"], "times": [1.5, 2.25]}},
+        record={
+            "id": 42,
+            "table_name": "Friday night",
+            "preset": "classic",
+            "players": ["alice", "bob"],
+            "started": 1795000000.0,
+            "ended": 1795000120.5,
+            "result": {"places": [1, 0], "loser": 0, "capped": False, "flush": None},
+            "record": {
+                "preset": "classic",
+                "options": {},
+                "seats": 2,
+                "dealer": 1,
+                "deck": ["7d", "5h", "9c", "4s"],
+                "actions": [[0, "ready"], [1, "ready"]],
+                "outcome": {"places": [1, 0], "loser": 0, "capped": False, "flush": None},
+                "players": ["alice", "bob"],
+                "times": [1.5, 2.25],
+            },
+        },
     ),
     "pong": Pong(id=13),
     "presence": Presence(table=7, seat=2, name="carol", event=PresenceEvent.REPLACED, bot="greedy-4"),

@@ -73,8 +73,13 @@ class SharedEncoding:
 
     __slots__ = ("common", "inner", "inner_common", "inner_packed", "_mp", "_js")
 
-    def __init__(self, common: dict[str, Any], inner: str, inner_common: dict[str, Any],
-                 inner_packed: dict[str, tuple[Any, bytes]] | None = None) -> None:
+    def __init__(
+        self,
+        common: dict[str, Any],
+        inner: str,
+        inner_common: dict[str, Any],
+        inner_packed: dict[str, tuple[Any, bytes]] | None = None,
+    ) -> None:
         """``inner_packed``: more shared entries of ``inner`` given as ``key: (value, msgpack
         encoding of value)``, for values the caller has encoded already (and cached)."""
         self.common = common
@@ -90,32 +95,41 @@ class SharedEncoding:
             return self.inner_common
         return {**self.inner_common, **{k: v for k, (v, _) in self.inner_packed.items()}}
 
-    def frame(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
-              max_size: int | None) -> bytes:
+    def frame(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *, max_size: int | None) -> bytes:
         """One length-prefixed msgpack frame."""
         mp = self._mp
         if mp is None:
             packed = _packed_entries(self.inner_common) if self.inner_common else b""
             for key, (_, data) in self.inner_packed.items():
                 packed += _PACKER.pack(key) + data
-            mp = self._mp = (_packed_entries(self.common) + _PACKER.pack(self.inner), len(self.common) + 1,
-                             packed, len(self.inner_common) + len(self.inner_packed))
+            mp = self._mp = (
+                _packed_entries(self.common) + _PACKER.pack(self.inner),
+                len(self.common) + 1,
+                packed,
+                len(self.inner_common) + len(self.inner_packed),
+            )
         head, n_top, inner_common, n_inner = mp
         if type(inner_own) is not PackedEntries:
             inner_own = PackedEntries(inner_own)
-        parts = [b"", _map_header(n_top + len(own)), head, _map_header(n_inner + inner_own.count), inner_common,
-                 inner_own.data]
+        parts = [
+            b"",
+            _map_header(n_top + len(own)),
+            head,
+            _map_header(n_inner + inner_own.count),
+            inner_common,
+            inner_own.data,
+        ]
         if own:
             parts.append(_packed_entries(own))
         size = sum(map(len, parts))
         if max_size is not None and size > max_size:
-            raise LocalProtocolError(ErrorCode.FRAME_TOO_LARGE,
-                                     f"outgoing frame of {size} bytes exceeds the limit of {max_size} bytes")
+            raise LocalProtocolError(
+                ErrorCode.FRAME_TOO_LARGE, f"outgoing frame of {size} bytes exceeds the limit of {max_size} bytes"
+            )
         parts[0] = _HEADER.pack(size)  # the length first, then one copy of everything
         return b"".join(parts)
 
-    def line(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *,
-             max_size: int | None) -> bytes:
+    def line(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *, max_size: int | None) -> bytes:
         """One JSON line (UTF-8, newline-terminated)."""
         if self._js is None:
             self._js = (_json_members(self.common), _json_members(self.inner_shared()))
@@ -123,10 +137,18 @@ class SharedEncoding:
         if type(inner_own) is PackedEntries:
             inner_own = inner_own.source
         inner_parts = [p for p in (inner_common, _json_members(inner_own) if inner_own else "") if p]
-        top_parts = [p for p in (common, json.dumps(self.inner) + ":{" + ",".join(inner_parts) + "}",
-                                 _json_members(own) if own else "") if p]
+        top_parts = [
+            p
+            for p in (
+                common,
+                json.dumps(self.inner) + ":{" + ",".join(inner_parts) + "}",
+                _json_members(own) if own else "",
+            )
+            if p
+        ]
         data = ("{" + ",".join(top_parts) + "}\n").encode("utf-8")
         if max_size is not None and len(data) > max_size:
-            raise LocalProtocolError(ErrorCode.FRAME_TOO_LARGE,
-                                     f"outgoing line of {len(data)} bytes exceeds the limit of {max_size} bytes")
+            raise LocalProtocolError(
+                ErrorCode.FRAME_TOO_LARGE, f"outgoing line of {len(data)} bytes exceeds the limit of {max_size} bytes"
+            )
         return data

@@ -1,8 +1,8 @@
 """``shithead-server`` / ``python -m server``: start the game server.
 
-    shithead-server                         # 0.0.0.0:7433, data in ~/.local/share/shithead
-    shithead-server --port 9000 --db ./games.sqlite3 --password secret
-    shithead-server --config server.toml    # TOML: host, port, db, password, ... and [limits]
+shithead-server                         # 0.0.0.0:7433, data in ~/.local/share/shithead
+shithead-server --port 9000 --db ./games.sqlite3 --password secret
+shithead-server --config server.toml    # TOML: host, port, db, password, ... and [limits]
 """
 
 from __future__ import annotations
@@ -55,14 +55,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--port", type=int, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--db", help="SQLite file (default ~/.local/share/shithead/server.sqlite3)")
     p.add_argument("--password", help="server password that clients must give at login")
-    p.add_argument("--no-guests", dest="allow_guests", action="store_false", default=None,
-                   help="refuse guest logins")
+    p.add_argument("--no-guests", dest="allow_guests", action="store_false", default=None, help="refuse guest logins")
     p.add_argument("--reconnect-grace", type=float, help="seconds a dropped player's seat waits (default 120)")
-    p.add_argument("--restart-grace", type=float,
-                   help="seconds added to running clocks when games are restored at start (default 30)")
-    p.add_argument("--sync", dest="synchronous", choices=["normal", "full"],
-                   help="normal (default): a server crash loses nothing acknowledged, a power cut can lose "
-                        "the last seconds; full: every commit is synced to the disk (slower)")
+    p.add_argument(
+        "--restart-grace",
+        type=float,
+        help="seconds added to running clocks when games are restored at start (default 30)",
+    )
+    p.add_argument(
+        "--sync",
+        dest="synchronous",
+        choices=["normal", "full"],
+        help="normal (default): a server crash loses nothing acknowledged, a power cut can lose "
+        "the last seconds; full: every commit is synced to the disk (slower)",
+    )
     p.add_argument("--action-seconds", type=float, help="default time per action for new tables (default 60)")
     p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
     return p.parse_args(argv)
@@ -79,9 +85,12 @@ async def serve(config: ServerConfig) -> None:
     print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)
     if app.tables or app.tournaments.tournaments:
         running = sum(t.running for t in app.tables.values())
-        print(f"  restored {len(app.tables)} tables ({running} games in progress) and "
-              f"{len(app.tournaments.tournaments)} tournaments; players have {config.restart_grace:g} s more on "
-              f"their clocks to come back", flush=True)
+        print(
+            f"  restored {len(app.tables)} tables ({running} games in progress) and "
+            f"{len(app.tournaments.tournaments)} tournaments; players have {config.restart_grace:g} s more on "
+            f"their clocks to come back",
+            flush=True,
+        )
     if host in ("0.0.0.0", "::", ""):
         for addr in lan_addresses():
             print(f"  players on your network connect to {addr}:{app.port}", flush=True)
@@ -111,10 +120,19 @@ def _use_uvloop_if_installed() -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        config = ServerConfig.load(args.config, host=args.host, port=args.port, db=args.db, password=args.password,
-                                   allow_guests=args.allow_guests, reconnect_grace=args.reconnect_grace,
-                                   restart_grace=args.restart_grace, synchronous=args.synchronous,
-                                   action_seconds=args.action_seconds, log_level=args.log_level)
+        config = ServerConfig.load(
+            args.config,
+            host=args.host,
+            port=args.port,
+            db=args.db,
+            password=args.password,
+            allow_guests=args.allow_guests,
+            reconnect_grace=args.reconnect_grace,
+            restart_grace=args.restart_grace,
+            synchronous=args.synchronous,
+            action_seconds=args.action_seconds,
+            log_level=args.log_level,
+        )
     except (OSError, ValueError) as exc:
         print(f"shithead-server: {exc}", file=sys.stderr)
         return 2

@@ -41,10 +41,37 @@ from typing import Any, Protocol, cast
 from protocol.connection import Connection, ConnectionState, check_version
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
-    PROTOCOL_VERSION, Act, AddBot, Chat, CreateTable, CreateTournament, GetRecord, GetTournament, Hello, Join,
-    GoingAway, Joined, Leave, ListTables, ListTournaments, LoggedIn, Login, Message, Ok, Ping, Pong, Record,
+    PROTOCOL_VERSION,
+    Act,
+    AddBot,
+    Chat,
+    CreateTable,
+    CreateTournament,
+    GetRecord,
+    GetTournament,
+    Hello,
+    Join,
+    GoingAway,
+    Joined,
+    Leave,
+    ListTables,
+    ListTournaments,
+    LoggedIn,
+    Login,
+    Message,
+    Ok,
+    Ping,
+    Pong,
+    Record,
     Register,
-    Resume, Start, StartTournament, TableCreated, Tables, Watch, Watching, Welcome,
+    Resume,
+    Start,
+    StartTournament,
+    TableCreated,
+    Tables,
+    Watch,
+    Watching,
+    Welcome,
 )
 from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
 from server.config import ServerConfig
@@ -69,8 +96,7 @@ STORAGE_RETRY = 1.0
 
 
 #: Requests refused with STORAGE_FAILED while the database cannot be written.
-_WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, CreateTournament, Register,
-                     StartTournament})
+_WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, CreateTournament, Register, StartTournament})
 
 
 class ClientSession(asyncio.Protocol):
@@ -79,8 +105,12 @@ class ClientSession(asyncio.Protocol):
     def __init__(self, app: App) -> None:
         lim = app.config.limits
         self.app = app
-        self.conn = Connection("server", max_in=lim.max_frame_in, max_out=lim.max_frame_out,
-                               max_in_before_login=lim.max_frame_in_before_login)
+        self.conn = Connection(
+            "server",
+            max_in=lim.max_frame_in,
+            max_out=lim.max_frame_out,
+            max_in_before_login=lim.max_frame_in_before_login,
+        )
         self.transport: asyncio.Transport | None = None
         self.address = "?"
         self.name = ""
@@ -196,14 +226,21 @@ class ClientSession(asyncio.Protocol):
         except LocalProtocolError:
             log.debug("not sending %s to %r: connection is %s", msg.TYPE, self, self.conn.state)
 
-    def error(self, code: ErrorCode, message: str, request_id: int | None = None, *,
-              retry_after: float | None = None, reason: str | None = None, table: int | None = None,
-              now: bool = False) -> None:
+    def error(
+        self,
+        code: ErrorCode,
+        message: str,
+        request_id: int | None = None,
+        *,
+        retry_after: float | None = None,
+        reason: str | None = None,
+        table: int | None = None,
+        now: bool = False,
+    ) -> None:
         if self.closing or self.transport is None:
             return
         try:
-            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason,
-                                        table=table)
+            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason, table=table)
         except LocalProtocolError:
             # The connection is past the point of sending (e.g. it already sent a fatal error).
             log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
@@ -287,8 +324,18 @@ class BotHost(Protocol):
         """The bots it can run."""
         ...
 
-    async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str, token: str | None = None) -> int:
+    async def seat(
+        self,
+        bot: str,
+        *,
+        host: str,
+        port: int,
+        table: int,
+        seat: int | None,
+        name: str,
+        password: str,
+        token: str | None = None,
+    ) -> int:
         """Start ``bot``, seat it at ``table`` (``seat`` or the first free one; with ``token``, it
         resumes the seat that token holds) and return its seat once it sits there; it then plays
         until its table goes away. Raises on failure."""
@@ -340,27 +387,39 @@ class App:
         tournaments it holds, listen, and seat the bundled bots of restored tables again."""
         loop = asyncio.get_running_loop()
         try:
-            self.store = await loop.run_in_executor(self.db_thread, lambda: Store(
-                self.config.db, synchronous=self.config.synchronous))
+            self.store = await loop.run_in_executor(
+                self.db_thread, lambda: Store(self.config.db, synchronous=self.config.synchronous)
+            )
         except BaseException:
             self.db_thread.shutdown(wait=False)
             raise
-        self.durable = Durability(self.store, self.db_thread, tables=self.tables,
-                                  tournaments=self.tournaments.tournaments, counters=self._counters,
-                                  on_commit=self._committed, on_failure=self._storage_failed,
-                                  on_recovery=self._storage_recovered)
+        self.durable = Durability(
+            self.store,
+            self.db_thread,
+            tables=self.tables,
+            tournaments=self.tournaments.tournaments,
+            counters=self._counters,
+            on_commit=self._committed,
+            on_failure=self._storage_failed,
+            on_recovery=self._storage_recovered,
+        )
         self.journal = self.durable.journal
         restored = await self.db(self.durable.load, grace=self.config.restart_grace)
         last_game = await self.db(self.store.last_game_id)
         self._restore(restored, last_game)
-        self.server = await loop.create_server(lambda: ClientSession(self), self.config.host, self.config.port,
-                                               reuse_address=True)
+        self.server = await loop.create_server(
+            lambda: ClientSession(self), self.config.host, self.config.port, reuse_address=True
+        )
         self._sweeper = asyncio.create_task(self._sweep())
         self._seat_house_bots()
 
     def _counters(self) -> dict[str, int]:
-        return {"table": self.next_table_id, "game": self.next_game_id, "house_bot": self.next_house_bot,
-                "tournament": self.tournaments.next_id}
+        return {
+            "table": self.next_table_id,
+            "game": self.next_game_id,
+            "house_bot": self.next_house_bot,
+            "tournament": self.tournaments.next_id,
+        }
 
     def _restore(self, r: Restored, last_game: int) -> None:
         for t in r.tables:
@@ -377,9 +436,15 @@ class App:
         self.tournaments.next_id = max([c.get("tournament", 1), *(t.id + 1 for t in r.tournaments)])
         running = sum(t.running for t in r.tables)
         if r.tables or r.tournaments:
-            log.info("restored %d tables (%d games in progress) and %d tournaments from %s; players have %g s "
-                     "more on their clocks to come back", len(r.tables), running, len(r.tournaments), self.config.db,
-                     self.config.restart_grace)
+            log.info(
+                "restored %d tables (%d games in progress) and %d tournaments from %s; players have %g s "
+                "more on their clocks to come back",
+                len(r.tables),
+                running,
+                len(r.tournaments),
+                self.config.db,
+                self.config.restart_grace,
+            )
 
     def _seat_house_bots(self) -> None:
         """Restart the bundled bots that held seats (or tournament places) before a restart."""
@@ -402,8 +467,16 @@ class App:
                 self.durable.table_changed(t)  # type: ignore[union-attr]
         self.tournaments.restart_house_bots()
 
-    def _run_house_bot(self, kind: str, name: str, *, table: Table, seat: int | None, token: str | None = None,
-                       request: tuple[ClientSession, int] | None = None) -> None:
+    def _run_house_bot(
+        self,
+        kind: str,
+        name: str,
+        *,
+        table: Table,
+        seat: int | None,
+        token: str | None = None,
+        request: tuple[ClientSession, int] | None = None,
+    ) -> None:
         """Start bundled bot ``kind`` as ``name`` at ``table`` (a join, or with ``token`` a resume);
         ``request`` is the add_bot to answer once it sits (or failed to)."""
         assert self.bots is not None
@@ -414,8 +487,16 @@ class App:
 
         async def run() -> None:
             try:
-                await bots.seat(kind, host=self.local_host, port=self.port, table=table.id, seat=seat, name=name,
-                                password=password, token=token)
+                await bots.seat(
+                    kind,
+                    host=self.local_host,
+                    port=self.port,
+                    table=table.id,
+                    seat=seat,
+                    name=name,
+                    password=password,
+                    token=token,
+                )
             except Exception as exc:
                 log.warning("bot %s could not take a seat at table %d: %s", name, table.id, exc)
                 if request is not None:
@@ -426,6 +507,7 @@ class App:
                     request[0].send(Ok(id=request[1]))
             finally:
                 self.house_logins.pop(name, None)
+
         if request is not None:
             self._answer_later(request[0], run())
         else:
@@ -453,10 +535,13 @@ class App:
         if self.journal is not None:
             self.durable.heartbeat()  # type: ignore[union-attr]
             if not await self.journal.drain(timeout=10.0):
-                log.error("the database could not be written before stopping: the last actions were not "
-                          "acknowledged and are not kept")
-        bye = GoingAway(reason=f"{reason}; tables and games are saved and come back when it starts again",
-                        returning=True)
+                log.error(
+                    "the database could not be written before stopping: the last actions were not "
+                    "acknowledged and are not kept"
+                )
+        bye = GoingAway(
+            reason=f"{reason}; tables and games are saved and come back when it starts again", returning=True
+        )
         for s in list(self.sessions):
             s.held.clear()  # (only if the last commit failed: nothing of it was acknowledged)
             s.send_now(bye)
@@ -502,6 +587,7 @@ class App:
                 s.waiting = False
                 while s.backlog and not s.waiting and not s.closing:
                     self.handle(s, s.backlog.pop(0))
+
         self._spawn(run())
 
     def _spawn(self, coro: Any) -> None:
@@ -568,17 +654,25 @@ class App:
                 return
             if self.journal is not None and self.journal.failed is not None and type(msg) in _WRITES:
                 # Sent at once (ahead of answers that wait for the database): it reveals nothing.
-                s.error(ErrorCode.STORAGE_FAILED, "the server cannot write to its database (disk full?): "
-                        "play is paused until it can; nothing acknowledged is lost", getattr(msg, "id", None),
-                        retry_after=STORAGE_RETRY, now=True)
+                s.error(
+                    ErrorCode.STORAGE_FAILED,
+                    "the server cannot write to its database (disk full?): "
+                    "play is paused until it can; nothing acknowledged is lost",
+                    getattr(msg, "id", None),
+                    retry_after=STORAGE_RETRY,
+                    now=True,
+                )
                 return
             self._handle(s, msg)
         except TableError as exc:
             s.error(exc.code, exc.message, getattr(msg, "id", None), reason=exc.reason)
         except Exception:
             log.exception("internal error while handling %s from %r", msg.TYPE, s)
-            s.error(ErrorCode.INTERNAL_ERROR, "the server failed on this request; it was not applied",
-                    getattr(msg, "id", None))
+            s.error(
+                ErrorCode.INTERNAL_ERROR,
+                "the server failed on this request; it was not applied",
+                getattr(msg, "id", None),
+            )
 
     def _handle(self, s: ClientSession, msg: Message) -> None:
         if isinstance(msg, Hello):
@@ -587,9 +681,16 @@ class App:
             except RemoteProtocolError as exc:
                 s.error(exc.code, exc.message, msg.id)
                 return
-            s.send_unheld(Welcome(id=msg.id, version=PROTOCOL_VERSION, server=SERVER_NAME, limits=self.public_limits(),
-                           capabilities=["json_lines", "resume", "clocks", "spectators", "records"],
-                           password_required=self.config.password is not None))
+            s.send_unheld(
+                Welcome(
+                    id=msg.id,
+                    version=PROTOCOL_VERSION,
+                    server=SERVER_NAME,
+                    limits=self.public_limits(),
+                    capabilities=["json_lines", "resume", "clocks", "spectators", "records"],
+                    password_required=self.config.password is not None,
+                )
+            )
             return
         if isinstance(msg, Ping):
             s.send_unheld(Pong(id=msg.id))
@@ -608,11 +709,18 @@ class App:
 
     def public_limits(self) -> dict[str, Any]:
         lim = self.config.limits
-        return {"max_frame_in": lim.max_frame_in, "max_frame_in_before_login": lim.max_frame_in_before_login,
-                "max_frame_out": lim.max_frame_out, "rate_per_second": lim.rate_per_second,
-                "rate_burst": lim.rate_burst, "handshake_timeout": lim.handshake_timeout,
-                "idle_timeout": lim.idle_timeout, "reconnect_grace": self.config.reconnect_grace,
-                "restart_grace": self.config.restart_grace, "max_output_buffer": lim.max_output_buffer}
+        return {
+            "max_frame_in": lim.max_frame_in,
+            "max_frame_in_before_login": lim.max_frame_in_before_login,
+            "max_frame_out": lim.max_frame_out,
+            "rate_per_second": lim.rate_per_second,
+            "rate_burst": lim.rate_burst,
+            "handshake_timeout": lim.handshake_timeout,
+            "idle_timeout": lim.idle_timeout,
+            "reconnect_grace": self.config.reconnect_grace,
+            "restart_grace": self.config.restart_grace,
+            "max_output_buffer": lim.max_output_buffer,
+        }
 
     async def _login(self, s: ClientSession, msg: Login) -> None:
         try:
@@ -678,14 +786,20 @@ class App:
         wait = self.throttle.wait(name or "", address)
         if wait > 0:
             what = f"for {name}" if name else "from your address"
-            raise TableError(ErrorCode.LOGIN_THROTTLED, f"too many failed logins {what}: try again in "
-                             f"{math.ceil(wait)} s", retry_after=round(wait, 3))
+            raise TableError(
+                ErrorCode.LOGIN_THROTTLED,
+                f"too many failed logins {what}: try again in {math.ceil(wait)} s",
+                retry_after=round(wait, 3),
+            )
 
     def _holds_seat(self, name: str, token: str) -> bool:
         """Whether ``token`` is the token of a seat that ``name`` holds at some table."""
         low = name.lower()
-        return any(st is not None and st.name.lower() == low and token_matches(token, st.token_hash)
-                   for t in self.tables.values() for st in t.seats)
+        return any(
+            st is not None and st.name.lower() == low and token_matches(token, st.token_hash)
+            for t in self.tables.values()
+            for st in t.seats
+        )
 
     # --- table requests
 
@@ -712,11 +826,18 @@ class App:
             raise TableError(ErrorCode.BAD_RULES, exc.message) from None
         except CardError as exc:
             raise TableError(ErrorCode.BAD_RULES, f"deck: {exc}") from None
-        table = Table(self.next_table_id, msg.name, s.name, rules, msg.seats,
-                      password_hash=token_hash(msg.password) if msg.password else None,
-                      action_seconds=msg.action_seconds or self.config.action_seconds,
-                      bank_seconds=msg.bank_seconds if msg.bank_seconds is not None else self.config.bank_seconds,
-                      seed=msg.seed, deck=deck)
+        table = Table(
+            self.next_table_id,
+            msg.name,
+            s.name,
+            rules,
+            msg.seats,
+            password_hash=token_hash(msg.password) if msg.password else None,
+            action_seconds=msg.action_seconds or self.config.action_seconds,
+            bank_seconds=msg.bank_seconds if msg.bank_seconds is not None else self.config.bank_seconds,
+            seed=msg.seed,
+            deck=deck,
+        )
         self.tables[table.id] = table
         self.next_table_id += 1
         self.durable.table_changed(table)  # type: ignore[union-attr]
@@ -778,8 +899,9 @@ class App:
             if old.house is not None and old.name != s.name:
                 old.close()  # the stand-in bot whose player came back: its work is done
             else:
-                old.error(ErrorCode.BAD_TOKEN, f"your seat at table {t.id} was taken over by a newer connection",
-                          table=t.id)
+                old.error(
+                    ErrorCode.BAD_TOKEN, f"your seat at table {t.id} was taken over by a newer connection", table=t.id
+                )
         st = t.seats[seat]
         assert st is not None
         if msg.token is None:
@@ -796,8 +918,10 @@ class App:
             raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({t.owner}) can add bots")
         known = list(self.bots.names()) if self.bots is not None else []
         if msg.bot not in known:
-            raise TableError(ErrorCode.UNKNOWN_BOT, f"no bot {msg.bot!r}; this server runs: "
-                             + (", ".join(known) if known else "no bots"))
+            raise TableError(
+                ErrorCode.UNKNOWN_BOT,
+                f"no bot {msg.bot!r}; this server runs: " + (", ".join(known) if known else "no bots"),
+            )
         if msg.seat is not None and msg.seat < t.nseats and t.seats[msg.seat] is not None:
             # A stand-in for a player who has gone (during a game too).
             name = f"{msg.bot}-{self.next_house_bot}"
@@ -825,11 +949,21 @@ class App:
                 s.error(ErrorCode.UNKNOWN_GAME, f"no finished game {msg.game}", msg.id)
             else:
                 s.send(Record(id=msg.id, record=game))
+
         self._answer_later(s, fetch())
 
     _handlers: dict[type, Any] = {
-        ListTables: _list, CreateTable: _create, Join: _join, Leave: _leave, Watch: _watch, Start: _start,
-        Act: _act, Chat: _chat, Resume: _resume, GetRecord: _get_record, AddBot: _add_bot,
+        ListTables: _list,
+        CreateTable: _create,
+        Join: _join,
+        Leave: _leave,
+        Watch: _watch,
+        Start: _start,
+        Act: _act,
+        Chat: _chat,
+        Resume: _resume,
+        GetRecord: _get_record,
+        AddBot: _add_bot,
         CreateTournament: lambda app, s, m: app.tournaments.create(s, m),
         Register: lambda app, s, m: app.tournaments.register(s, m),
         StartTournament: lambda app, s, m: app.tournaments.start(s, m),
@@ -891,4 +1025,3 @@ class App:
                             self._game_over(t, finished)
             except Exception:
                 log.exception("sweeper round failed; continuing")
-

@@ -25,8 +25,15 @@ def new_salt() -> bytes:
 
 def hash_password(password: str, salt: bytes) -> bytes:
     """The scrypt hash of ``password`` (blocking: call through :class:`PasswordHasher`)."""
-    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P,
-                          maxmem=64 * 1024 * 1024, dklen=SCRYPT_LEN)
+    return hashlib.scrypt(
+        password.encode("utf-8"),
+        salt=salt,
+        n=SCRYPT_N,
+        r=SCRYPT_R,
+        p=SCRYPT_P,
+        maxmem=64 * 1024 * 1024,
+        dklen=SCRYPT_LEN,
+    )
 
 
 def new_token() -> tuple[str, bytes]:

@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING
 from server.engine import format_action
 from server.journal import Journal
 from server.persist import (
-    RestoreError, deal_of, restore_table, restore_tournament, rng_state, table_snapshot, tournament_snapshot,
+    RestoreError,
+    deal_of,
+    restore_table,
+    restore_tournament,
+    rng_state,
+    table_snapshot,
+    tournament_snapshot,
 )
 from server.store import Op, Store
 from server.table import Applied, Changed, Dealt, FinishedGame, Table
@@ -60,16 +66,25 @@ class Durability:
     ``tables`` and ``tournaments`` are the server's live dicts (read at sealing to tell a
     changed table from one that is gone); ``counters`` returns the id counters to keep."""
 
-    def __init__(self, store: Store, executor: Executor, *, tables: dict[int, Table],
-                 tournaments: dict[int, Tournament], counters: Callable[[], dict[str, int]],
-                 on_commit: Callable[[int], None], on_failure: Callable[[BaseException], None],
-                 on_recovery: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        executor: Executor,
+        *,
+        tables: dict[int, Table],
+        tournaments: dict[int, Tournament],
+        counters: Callable[[], dict[str, int]],
+        on_commit: Callable[[int], None],
+        on_failure: Callable[[BaseException], None],
+        on_recovery: Callable[[float], None],
+    ) -> None:
         self.store = store
         self.tables = tables
         self.tournaments = tournaments
         self.counters = counters
-        self.journal = Journal(store, executor, collect=self._collect, on_commit=on_commit, on_failure=on_failure,
-                               on_recovery=on_recovery)
+        self.journal = Journal(
+            store, executor, collect=self._collect, on_commit=on_commit, on_failure=on_failure, on_recovery=on_recovery
+        )
         self._changed: dict[int, Table] = {}
         self._changed_tournaments: set[int] = set()
         self._counters_written: dict[str, int] = {}
@@ -81,8 +96,7 @@ class Durability:
         journal = self.journal
         for f in facts:
             if type(f) is Applied:
-                journal.write(Store.action_op(f.table.id, f.n, f.seat, format_action(f.action), f.t, f.timeout,
-                                              f.bank))
+                journal.write(Store.action_op(f.table.id, f.n, f.seat, format_action(f.action), f.t, f.timeout, f.bank))
             elif type(f) is Changed:
                 self._changed[f.table.id] = f.table
                 journal.touch()
@@ -103,10 +117,18 @@ class Durability:
 
     def game_finished(self, g: FinishedGame) -> None:
         """Store the finished game's record (in the batch of its last action)."""
-        self.journal.write(Store.save_game_op(
-            game_id=g.game_id, table_name=g.table_name, preset=g.preset, players=g.players, record=g.record,
-            result=g.result, started=g.started_wall if g.started_wall is not None else wall_of(g.started),
-            ended=wall_of(g.ended)))
+        self.journal.write(
+            Store.save_game_op(
+                game_id=g.game_id,
+                table_name=g.table_name,
+                preset=g.preset,
+                players=g.players,
+                record=g.record,
+                result=g.result,
+                started=g.started_wall if g.started_wall is not None else wall_of(g.started),
+                ended=wall_of(g.ended),
+            )
+        )
 
     def tournament_changed(self, tid: int) -> None:
         self._changed_tournaments.add(tid)
@@ -153,8 +175,7 @@ class Durability:
             if deal is not None and actions:
                 crashed = max(crashed, deal["started"] + actions[-1][3])
             try:
-                out.tables.append(restore_table(snap, deal, rng, actions, now=now,
-                                                crashed_wall=crashed, grace=grace))
+                out.tables.append(restore_table(snap, deal, rng, actions, now=now, crashed_wall=crashed, grace=grace))
             except RestoreError as exc:
                 out.lost.append(str(exc))
         for snap in live.tournaments:

@@ -36,9 +36,17 @@ log = logging.getLogger(__name__)
 class Journal:
     """The group-commit writer of one server (see the module docstring)."""
 
-    def __init__(self, store: Store, executor: Executor, *, collect: Callable[[], list[Op]],
-                 on_commit: Callable[[int], None], on_failure: Callable[[BaseException], None],
-                 on_recovery: Callable[[float], None], retry_interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        executor: Executor,
+        *,
+        collect: Callable[[], list[Op]],
+        on_commit: Callable[[int], None],
+        on_failure: Callable[[BaseException], None],
+        on_recovery: Callable[[float], None],
+        retry_interval: float = 1.0,
+    ) -> None:
         self.store = store
         self.executor = executor
         self.collect = collect
@@ -146,8 +154,9 @@ class Journal:
         self.failed = None
         self.on_commit(no)
         if stalled:
-            log.warning("the database %s can be written again (after %.1f s); play goes on", self.store.path,
-                        stalled_for)
+            log.warning(
+                "the database %s can be written again (after %.1f s); play goes on", self.store.path, stalled_for
+            )
             self.on_recovery(stalled_for)
         if self._open:
             self._seal()

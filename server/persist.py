@@ -50,13 +50,24 @@ def table_snapshot(t: Table) -> dict[str, Any]:
     over = t.last_game_over
     return {
         "v": SNAPSHOT_VERSION,
-        "id": t.id, "name": t.name, "owner": t.owner, "preset": t.rules.preset, "options": t.rules.overrides(),
-        "nseats": t.nseats, "password_hash": t.password_hash.hex() if t.password_hash else None,
-        "action_seconds": t.action_seconds, "bank_seconds": t.bank_seconds, "seed": t.seed,
+        "id": t.id,
+        "name": t.name,
+        "owner": t.owner,
+        "preset": t.rules.preset,
+        "options": t.rules.overrides(),
+        "nseats": t.nseats,
+        "password_hash": t.password_hash.hex() if t.password_hash else None,
+        "action_seconds": t.action_seconds,
+        "bank_seconds": t.bank_seconds,
+        "seed": t.seed,
         "deck": [format_card(c) for c in t.deck] if t.deck is not None else None,
         "seats": [None if s is None else _seat(s) for s in t.seats],
-        "dealer": t.series.dealer, "tally": t.series.tally.to_dict(), "games_played": t.games_played,
-        "game_id": t.game_id, "seq": t.seq, "running": t.running,
+        "dealer": t.series.dealer,
+        "tally": t.series.tally.to_dict(),
+        "games_played": t.games_played,
+        "game_id": t.game_id,
+        "seq": t.seq,
+        "running": t.running,
         "n": len(game.history) if game is not None and t.running else 0,
         "game_over": None if over is None else {"game": over.game, "result": over.result, "tally": over.tally},
         "tournament": list(t.tournament) if t.tournament is not None else None,
@@ -65,17 +76,32 @@ def table_snapshot(t: Table) -> dict[str, Any]:
 
 
 def _seat(s: Seat) -> dict[str, Any]:
-    return {"name": s.name, "bot": s.bot, "guest": s.guest, "house": s.house, "token_hash": s.token_hash.hex(),
-            "timeouts": s.timeouts, "illegal": s.illegal, "drops": s.drops, "bank": s.bank,
-            "stand_in": s.stand_in, "stand_in_kind": s.stand_in_kind}
+    return {
+        "name": s.name,
+        "bot": s.bot,
+        "guest": s.guest,
+        "house": s.house,
+        "token_hash": s.token_hash.hex(),
+        "timeouts": s.timeouts,
+        "illegal": s.illegal,
+        "drops": s.drops,
+        "bank": s.bank,
+        "stand_in": s.stand_in,
+        "stand_in_kind": s.stand_in_kind,
+    }
 
 
 def deal_of(t: Table, started_wall: float) -> dict[str, Any]:
     """The deal of the game just started at ``t`` (``started_wall``: its wall-clock time)."""
     game = t.game
     assert game is not None
-    return {"game_id": t.game_id, "dealer": game.dealer, "deck": [format_card(c) for c in game.deck],
-            "started": started_wall, "seq_start": t.seq}
+    return {
+        "game_id": t.game_id,
+        "dealer": game.dealer,
+        "deck": [format_card(c) for c in game.deck],
+        "started": started_wall,
+        "seq_start": t.seq,
+    }
 
 
 def rng_state(rng: Any) -> bytes | None:
@@ -98,9 +124,16 @@ ActionRow = tuple[int, int, str, float, bool, float]
 """A stored action: index, seat, text, seconds since the deal, played by the clock, bank after."""
 
 
-def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes | None,
-                  actions: list[ActionRow], *, now: float,
-                  crashed_wall: float, grace: float) -> Table:
+def restore_table(
+    snap: dict[str, Any],
+    deal: dict[str, Any] | None,
+    rng: bytes | None,
+    actions: list[ActionRow],
+    *,
+    now: float,
+    crashed_wall: float,
+    grace: float,
+) -> Table:
     """Rebuild a table from its rows (see the module docstring).
 
     ``now`` is the monotonic time, ``crashed_wall`` (wall-clock) when the
@@ -112,16 +145,35 @@ def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes 
             raise RestoreError(f"{where}: unknown snapshot version {snap.get('v')!r}")
         rules = make_rules(snap["preset"], dict(snap["options"]))
         deck = [parse_card(c) for c in snap["deck"]] if snap["deck"] is not None else None
-        t = Table(snap["id"], snap["name"], snap["owner"], rules, snap["nseats"],
-                  password_hash=bytes.fromhex(snap["password_hash"]) if snap["password_hash"] else None,
-                  action_seconds=snap["action_seconds"], bank_seconds=snap["bank_seconds"], seed=snap["seed"],
-                  deck=deck)
+        t = Table(
+            snap["id"],
+            snap["name"],
+            snap["owner"],
+            rules,
+            snap["nseats"],
+            password_hash=bytes.fromhex(snap["password_hash"]) if snap["password_hash"] else None,
+            action_seconds=snap["action_seconds"],
+            bank_seconds=snap["bank_seconds"],
+            seed=snap["seed"],
+            deck=deck,
+        )
         for i, d in enumerate(snap["seats"]):
             if d is not None:
-                t.seats[i] = Seat(d["name"], d["bot"], d["guest"], bytes.fromhex(d["token_hash"]), None,
-                                  away_since=now, house=d["house"], timeouts=d["timeouts"], illegal=d["illegal"],
-                                  drops=d["drops"], bank=d["bank"], stand_in=d["stand_in"],
-                                  stand_in_kind=d["stand_in_kind"])
+                t.seats[i] = Seat(
+                    d["name"],
+                    d["bot"],
+                    d["guest"],
+                    bytes.fromhex(d["token_hash"]),
+                    None,
+                    away_since=now,
+                    house=d["house"],
+                    timeouts=d["timeouts"],
+                    illegal=d["illegal"],
+                    drops=d["drops"],
+                    bank=d["bank"],
+                    stand_in=d["stand_in"],
+                    stand_in_kind=d["stand_in_kind"],
+                )
         series = t.series
         series.dealer = snap["dealer"]
         tally = snap["tally"]
@@ -151,8 +203,17 @@ def restore_table(snap: dict[str, Any], deal: dict[str, Any] | None, rng: bytes 
     return t
 
 
-def _replay(t: Table, snap: dict[str, Any], deal: dict[str, Any], actions: list[ActionRow], *, now: float,
-            crashed_wall: float, grace: float, over: bool = False) -> None:
+def _replay(
+    t: Table,
+    snap: dict[str, Any],
+    deal: dict[str, Any],
+    actions: list[ActionRow],
+    *,
+    now: float,
+    crashed_wall: float,
+    grace: float,
+    over: bool = False,
+) -> None:
     game = Game(t.rules, t.nseats, deal["dealer"], [parse_card(c) for c in deal["deck"]])
     seen = snap["n"]
     turn_t = 0.0
@@ -194,7 +255,9 @@ def _replay(t: Table, snap: dict[str, Any], deal: dict[str, Any], actions: list[
 def tournament_snapshot(t: Tournament) -> dict[str, Any]:
     """Settings, participants in registration order, status, running and finished games."""
     return {
-        "v": SNAPSHOT_VERSION, "id": t.id, "organiser": t.organiser,
+        "v": SNAPSHOT_VERSION,
+        "id": t.id,
+        "organiser": t.organiser,
         "settings": dataclasses.asdict(t.settings),
         "participants": [{"name": p.name, "bot": p.bot, "house": p.house} for p in t.participants.values()],
         "status": t.status,
@@ -221,13 +284,28 @@ def restore_tournament(snap: dict[str, Any]) -> Tournament:
         if t.status == "registering":
             return t
         names = list(settings.participants) if settings.participants is not None else list(t.participants)
-        games = schedule(names, table_size=settings.seats, games=settings.games, master_seed=settings.master_seed,
-                         kind=settings.schedule, hero=settings.hero, permute=settings.permute)
+        games = schedule(
+            names,
+            table_size=settings.seats,
+            games=settings.games,
+            master_seed=settings.master_seed,
+            kind=settings.schedule,
+            hero=settings.hero,
+            permute=settings.permute,
+        )
         by_number = {g.number: g for g in games}
         for f in snap["finished"]:
             spec = by_number[f["number"]]
-            result = GameResult(f["number"], f["deal"], tuple(f["seats"]), tuple(f["places"]), f["capped"],
-                                tuple(f["timeouts"]), tuple(f["illegal"]), tuple(f["disconnects"]))
+            result = GameResult(
+                f["number"],
+                f["deal"],
+                tuple(f["seats"]),
+                tuple(f["places"]),
+                f["capped"],
+                tuple(f["timeouts"]),
+                tuple(f["illegal"]),
+                tuple(f["disconnects"]),
+            )
             t.finished.append(Finished(spec, result, f["actions"], f["server_game"]))
         t.running = {int(table): by_number[number] for table, number in snap["running"].items()}
         taken = set(settings.done) | {f.spec.number for f in t.finished} | {s.number for s in t.running.values()}

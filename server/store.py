@@ -152,8 +152,7 @@ class Store:
                 self._lock()
             # The writer thread is the only user; check_same_thread is off because it is not
             # the thread that opened the file.
-            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
-                                      timeout=busy_timeout)
+            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=busy_timeout)
         except (OSError, sqlite3.Error) as exc:
             self._unlock()
             raise StoreError(_describe(self.path, exc)) from None
@@ -173,8 +172,9 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise StoreError(f"database {self.path}: another shithead-server is using it "
-                             f"(its lock file {self.path}.lock is held)") from None
+            raise StoreError(
+                f"database {self.path}: another shithead-server is using it (its lock file {self.path}.lock is held)"
+            ) from None
         self._lock_fd = fd
 
     def _unlock(self) -> None:
@@ -187,8 +187,10 @@ class Store:
         # Reading the header first turns a damaged file into an error here, not later.
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
-            raise StoreError(f"database {self.path}: schema version {version} is newer than this server's "
-                             f"({SCHEMA_VERSION}): use a newer shithead-server")
+            raise StoreError(
+                f"database {self.path}: schema version {version} is newer than this server's "
+                f"({SCHEMA_VERSION}): use a newer shithead-server"
+            )
         if str(db.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() != "wal" and self.path != ":memory:":
             raise StoreError(f"database {self.path}: cannot switch to WAL journaling (is the file read-only?)")
         if synchronous.upper() not in ("NORMAL", "FULL"):
@@ -243,8 +245,10 @@ class Store:
     def create_account(self, name: str, salt: bytes, pw_hash: bytes, *, bot: bool) -> bool:
         """Register ``name``; False if it exists already (names are case-insensitive)."""
         try:
-            self.db.execute("INSERT INTO accounts (name, salt, hash, bot, created) VALUES (?, ?, ?, ?, ?)",
-                            (name, salt, pw_hash, int(bot), time.time()))
+            self.db.execute(
+                "INSERT INTO accounts (name, salt, hash, bot, created) VALUES (?, ?, ?, ?, ?)",
+                (name, salt, pw_hash, int(bot), time.time()),
+            )
         except sqlite3.IntegrityError:
             return False
         return True
@@ -252,13 +256,23 @@ class Store:
     # --- games
 
     @staticmethod
-    def save_game_op(*, game_id: int, table_name: str, preset: str, players: list[str], record: dict[str, Any],
-                     result: dict[str, Any], started: float, ended: float) -> Op:
+    def save_game_op(
+        *,
+        game_id: int,
+        table_name: str,
+        preset: str,
+        players: list[str],
+        record: dict[str, Any],
+        result: dict[str, Any],
+        started: float,
+        ended: float,
+    ) -> Op:
         """The write that stores a finished game under ``game_id`` (allocated at the deal)."""
-        return ("INSERT OR REPLACE INTO games (id, table_name, preset, players, record, result, started, ended) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result),
-                 started, ended))
+        return (
+            "INSERT OR REPLACE INTO games (id, table_name, preset, players, record, result, started, ended) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result), started, ended),
+        )
 
     def save_game(self, **game: Any) -> None:
         """Store a finished game at once (see :meth:`save_game_op`)."""
@@ -271,12 +285,20 @@ class Store:
     def game(self, game_id: int) -> dict[str, Any] | None:
         """The stored game: id, table, preset, players, record, result, started, ended."""
         row = self.db.execute(
-            "SELECT id, table_name, preset, players, record, result, started, ended FROM games WHERE id = ?",
-            (game_id,)).fetchone()
+            "SELECT id, table_name, preset, players, record, result, started, ended FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
         if row is None:
             return None
-        return {"id": row[0], "table_name": row[1], "preset": row[2], "players": json.loads(row[3]),
-                "record": json.loads(row[4]), "result": json.loads(row[5]), "started": row[6], "ended": row[7]}
+        return {
+            "id": row[0],
+            "table_name": row[1],
+            "preset": row[2],
+            "players": json.loads(row[3]),
+            "record": json.loads(row[4]),
+            "result": json.loads(row[5]),
+            "started": row[6],
+            "ended": row[7],
+        }
 
     def game_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
@@ -285,33 +307,46 @@ class Store:
 
     @staticmethod
     def action_op(table_id: int, n: int, seat: int, action: str, t: float, timeout: bool, bank: float) -> Op:
-        return ("INSERT OR REPLACE INTO live_actions (table_id, n, seat, action, t, timeout, bank) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", (table_id, n, seat, action, t, int(timeout), bank))
+        return (
+            "INSERT OR REPLACE INTO live_actions (table_id, n, seat, action, t, timeout, bank) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table_id, n, seat, action, t, int(timeout), bank),
+        )
 
     @staticmethod
     def deal_ops(table_id: int, deal: dict[str, Any], rng: bytes | None) -> list[Op]:
         """A new game at the table: its deal replaces the last one, whose actions go. (The last
         game's deal and actions stay until then, even once it is over: the series' random state,
         and the final position for players who come back to it.)"""
-        return [("DELETE FROM live_actions WHERE table_id = ?", (table_id,)),
-                ("INSERT OR REPLACE INTO live_games (table_id, deal, rng) VALUES (?, ?, ?)",
-                 (table_id, json.dumps(deal), rng))]
+        return [
+            ("DELETE FROM live_actions WHERE table_id = ?", (table_id,)),
+            (
+                "INSERT OR REPLACE INTO live_games (table_id, deal, rng) VALUES (?, ?, ?)",
+                (table_id, json.dumps(deal), rng),
+            ),
+        ]
 
     @staticmethod
     def table_op(table_id: int, snapshot: dict[str, Any]) -> Op:
-        return ("INSERT OR REPLACE INTO live_tables (id, snapshot) VALUES (?, ?)",
-                (table_id, json.dumps(snapshot, separators=(",", ":"))))
+        return (
+            "INSERT OR REPLACE INTO live_tables (id, snapshot) VALUES (?, ?)",
+            (table_id, json.dumps(snapshot, separators=(",", ":"))),
+        )
 
     @staticmethod
     def table_gone_ops(table_id: int) -> list[Op]:
-        return [("DELETE FROM live_tables WHERE id = ?", (table_id,)),
-                ("DELETE FROM live_games WHERE table_id = ?", (table_id,)),
-                ("DELETE FROM live_actions WHERE table_id = ?", (table_id,))]
+        return [
+            ("DELETE FROM live_tables WHERE id = ?", (table_id,)),
+            ("DELETE FROM live_games WHERE table_id = ?", (table_id,)),
+            ("DELETE FROM live_actions WHERE table_id = ?", (table_id,)),
+        ]
 
     @staticmethod
     def tournament_op(tid: int, snapshot: dict[str, Any]) -> Op:
-        return ("INSERT OR REPLACE INTO live_tournaments (id, snapshot) VALUES (?, ?)",
-                (tid, json.dumps(snapshot, separators=(",", ":"))))
+        return (
+            "INSERT OR REPLACE INTO live_tournaments (id, snapshot) VALUES (?, ?)",
+            (tid, json.dumps(snapshot, separators=(",", ":"))),
+        )
 
     @staticmethod
     def meta_op(key: str, value: Any) -> Op:
@@ -325,11 +360,12 @@ class Store:
         live = LiveState()
         live.meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta")}
         live.tables = [json.loads(s) for (s,) in db.execute("SELECT snapshot FROM live_tables ORDER BY id")]
-        live.deals = {tid: (json.loads(d), rng) for tid, d, rng in
-                      db.execute("SELECT table_id, deal, rng FROM live_games")}
+        live.deals = {
+            tid: (json.loads(d), rng) for tid, d, rng in db.execute("SELECT table_id, deal, rng FROM live_games")
+        }
         for tid, n, seat, action, t, timeout, bank in db.execute(
-                "SELECT table_id, n, seat, action, t, timeout, bank FROM live_actions ORDER BY table_id, n"):
+            "SELECT table_id, n, seat, action, t, timeout, bank FROM live_actions ORDER BY table_id, n"
+        ):
             live.actions.setdefault(tid, []).append((n, seat, action, t, bool(timeout), bank))
-        live.tournaments = [json.loads(s) for (s,) in
-                            db.execute("SELECT snapshot FROM live_tournaments ORDER BY id")]
+        live.tournaments = [json.loads(s) for (s,) in db.execute("SELECT snapshot FROM live_tournaments ORDER BY id")]
         return live

@@ -29,7 +29,14 @@ from protocol.messages import ChatMessage, GameOver, Message, Presence, Presence
 from protocol.splice import PackedEntries, SharedEncoding, pack_entries
 from server.auth import new_token, token_matches
 from server.engine import (
-    Game, IllegalAction, Record, Rules, Series, event_to_dict, format_action, parse_action,
+    Game,
+    IllegalAction,
+    Record,
+    Rules,
+    Series,
+    event_to_dict,
+    format_action,
+    parse_action,
 )
 from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
 from server.engine.view import player_key, player_view, public_view, seat_part
@@ -61,8 +68,9 @@ class Session(Protocol):
 class TableError(Exception):
     """A refused request: a wire error code and a message (never a hidden card)."""
 
-    def __init__(self, code: ErrorCode, message: str, *, reason: str | None = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, *, reason: str | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -85,8 +93,14 @@ class StateOut:
 
     def message(self) -> State:
         c = self.shared.common
-        return State(table=c["table"], seq=c["seq"], game=c["game"], events=c["events"],
-                     view={**self.shared.inner_shared(), **self.part.source}, deadline=self.own.get("deadline"))
+        return State(
+            table=c["table"],
+            seq=c["seq"],
+            game=c["game"],
+            events=c["events"],
+            view={**self.shared.inner_shared(), **self.part.source},
+            deadline=self.own.get("deadline"),
+        )
 
 
 @dataclass(slots=True)
@@ -157,6 +171,7 @@ class Seat:
     def person_here(self) -> bool:
         """A person (not a bot) is connected to this seat and plays it."""
         return self.session is not None and not self.bot and self.stand_in is None
+
     timeouts: int = 0
     illegal: int = 0
     """Actions refused as illegal (tournaments report them)."""
@@ -216,9 +231,21 @@ def default_action(game: Game, seat: int) -> Action:
 class Table:
     """A table of ``nseats`` seats playing a series of games under ``rules``."""
 
-    def __init__(self, table_id: int, name: str, owner: str, rules: Rules, nseats: int, *,
-                 password_hash: bytes | None = None, action_seconds: float = 60.0, bank_seconds: float = 0.0,
-                 seed: int | None = None, deck: list[int] | None = None, rng: Any = None) -> None:
+    def __init__(
+        self,
+        table_id: int,
+        name: str,
+        owner: str,
+        rules: Rules,
+        nseats: int,
+        *,
+        password_hash: bytes | None = None,
+        action_seconds: float = 60.0,
+        bank_seconds: float = 0.0,
+        seed: int | None = None,
+        deck: list[int] | None = None,
+        rng: Any = None,
+    ) -> None:
         self.id = table_id
         self.name = name
         self.owner = owner
@@ -275,10 +302,19 @@ class Table:
             "owner": self.owner,
             "preset": self.rules.preset,
             "options": self.rules.overrides(),
-            "seats": [None if s is None else {"name": s.name, "bot": s.bot, "guest": s.guest,
-                                              "away": s.session is None, "timeouts": s.timeouts,
-                                              "stand_in": s.stand_in}
-                      for s in self.seats],
+            "seats": [
+                None
+                if s is None
+                else {
+                    "name": s.name,
+                    "bot": s.bot,
+                    "guest": s.guest,
+                    "away": s.session is None,
+                    "timeouts": s.timeouts,
+                    "stand_in": s.stand_in,
+                }
+                for s in self.seats
+            ],
             "free": sum(s is None for s in self.seats),
             "bots": sum(s is not None and s.bot for s in self.seats),
             "spectators": len(self.watchers),
@@ -294,8 +330,9 @@ class Table:
     def abandoned(self, now: float, grace: float) -> bool:
         """Nobody connected (no watcher, every seat empty, away or held by the server's own bots)
         for ``grace`` seconds."""
-        if self.watchers or any(s is not None and s.session is not None and s.session.house is None
-                                for s in self.seats):
+        if self.watchers or any(
+            s is not None and s.session is not None and s.session.house is None for s in self.seats
+        ):
             self.lonely_since = None
             return False
         if self.lonely_since is None:
@@ -332,23 +369,26 @@ class Table:
         elif self.seats[seat] is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         token, token_hash = new_token()
-        self.seats[seat] = Seat(session.name, session.bot, session.guest, token_hash, session,
-                                bank=self.bank_seconds, house=session.house)
+        self.seats[seat] = Seat(
+            session.name, session.bot, session.guest, token_hash, session, bank=self.bank_seconds, house=session.house
+        )
         if session in self.watchers:
             self.watchers.remove(session)
         self._claim_ownership(self.seats[seat])  # type: ignore[arg-type]
         self._update(out)
         return seat, token
 
-    def seat_for(self, seat: int, name: str, bot: bool, guest: bool, session: Session | None, out: Outbox,
-                 now: float) -> str:
+    def seat_for(
+        self, seat: int, name: str, bot: bool, guest: bool, session: Session | None, out: Outbox, now: float
+    ) -> str:
         """Seat ``name`` at ``seat`` on the server's own authority (a tournament's game): with its
         connection, or away if it has none now. Returns the seat's token."""
         if self.running or self.seats[seat] is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is not free")
         token, token_hash = new_token()
-        self.seats[seat] = Seat(name, bot, guest, token_hash, session,
-                                away_since=now if session is None else None, bank=self.bank_seconds)
+        self.seats[seat] = Seat(
+            name, bot, guest, token_hash, session, away_since=now if session is None else None, bank=self.bank_seconds
+        )
         self._update(out)
         return token
 
@@ -389,8 +429,9 @@ class Table:
         if seat is None:
             raise TableError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
         if self.running:
-            raise TableError(ErrorCode.ALREADY_STARTED,
-                             "the game is running: finish it (or disconnect; the clock plays for you)")
+            raise TableError(
+                ErrorCode.ALREADY_STARTED, "the game is running: finish it (or disconnect; the clock plays for you)"
+            )
         self.seats[seat] = None
         if self.owner == session.name:
             self._pass_ownership()
@@ -439,14 +480,17 @@ class Table:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken: {who} is playing it")
         away = now - s.away_since
         if away < grace:
-            raise TableError(ErrorCode.SEAT_TAKEN, f"{s.name} has been away {away:.0f} s; a seat can be handed "
-                             f"to a bot after {grace:g} s")
+            raise TableError(
+                ErrorCode.SEAT_TAKEN,
+                f"{s.name} has been away {away:.0f} s; a seat can be handed to a bot after {grace:g} s",
+            )
         token, s.stand_in_hash = new_token()
         s.stand_in, s.stand_in_kind = bot, kind
         return token
 
-    def resume(self, session: Session, token: str | None, out: Outbox,
-               now: float | None = None) -> tuple[int, Session | None]:
+    def resume(
+        self, session: Session, token: str | None, out: Outbox, now: float | None = None
+    ) -> tuple[int, Session | None]:
         """Give the seat whose token this is to ``session``; returns the seat and the connection
         that held it until now (an older connection of the player, or the stand-in bot), if any.
 
@@ -479,8 +523,12 @@ class Table:
                 if self.game.is_over() and self.last_game_over is not None:
                     out.send(session, self.last_game_over)  # it ended while they were away
             return i, before
-        raise TableError(ErrorCode.BAD_TOKEN, "no seat at this table has that token for this name"
-                         if token is not None else f"{session.name} holds no seat at this table")
+        raise TableError(
+            ErrorCode.BAD_TOKEN,
+            "no seat at this table has that token for this name"
+            if token is not None
+            else f"{session.name} holds no seat at this table",
+        )
 
     def disconnected(self, session: Session, out: Outbox, now: float) -> None:
         """The connection of ``session`` is gone: watchers leave, players are marked away."""
@@ -531,8 +579,7 @@ class Table:
             assert s is not None
             s.bank = self.bank_seconds
         self.turn_started = now
-        self._broadcast([{"kind": "game_start", "seat": None, "game": game_id,
-                          "dealer": self.game.dealer}], out, now)
+        self._broadcast([{"kind": "game_start", "seat": None, "game": game_id, "dealer": self.game.dealer}], out, now)
         out.saves.append(Dealt(self))
         self._update(out)
 
@@ -566,15 +613,23 @@ class Table:
             if over > 0:
                 s.bank = max(0.0, s.bank - over)
 
-    def _after(self, seat: int, action: Action, events: list, out: Outbox, now: float,
-               extra: list[dict[str, Any]] | None = None) -> FinishedGame | None:
+    def _after(
+        self,
+        seat: int,
+        action: Action,
+        events: list,
+        out: Outbox,
+        now: float,
+        extra: list[dict[str, Any]] | None = None,
+    ) -> FinishedGame | None:
         game = self.game
         assert game is not None
         t = round(now - self.started_at, 3)
         self.action_times.append(t)
         st = self.seats[seat]
-        out.saves.append(Applied(self, len(game.history) - 1, seat, action, t, extra is not None,
-                                 st.bank if st is not None else 0.0))
+        out.saves.append(
+            Applied(self, len(game.history) - 1, seat, action, t, extra is not None, st.bank if st is not None else 0.0)
+        )
         dicts = (extra or []) + [event_to_dict(e) for e in events]
         # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
         if game.phase != "setup":
@@ -597,14 +652,26 @@ class Table:
         record["times"] = list(self.action_times)
         self.series.finish_game()
         result = {**outcome.to_dict(), "players": players}
-        tally = {**self.series.tally.to_dict(), "players": players,
-                 "timeouts": [s.timeouts if s else 0 for s in self.seats]}
+        tally = {
+            **self.series.tally.to_dict(),
+            "players": players,
+            "timeouts": [s.timeouts if s else 0 for s in self.seats],
+        }
         msg = self.last_game_over = GameOver(table=self.id, game=self.game_id, result=result, tally=tally)
         for r in self.recipients():
             out.send(r, msg)
         self._update(out)
-        return FinishedGame(self.game_id, self.name, self.rules.preset, players, record,
-                            outcome.to_dict(), self.started_at, now, self.started_wall)
+        return FinishedGame(
+            self.game_id,
+            self.name,
+            self.rules.preset,
+            players,
+            record,
+            outcome.to_dict(),
+            self.started_at,
+            now,
+            self.started_wall,
+        )
 
     # ------------------------------------------------------------------ clocks
 
@@ -632,8 +699,7 @@ class Table:
                 s.timeouts += 1
                 s.bank = 0.0
                 events = game.apply(seat, action)
-                extra = [{"kind": "timeout", "seat": seat, "action": format_action(action),
-                          "count": s.timeouts}]
+                extra = [{"kind": "timeout", "seat": seat, "action": format_action(action), "count": s.timeouts}]
                 finished = self._after(seat, action, events, out, now, extra)
                 if finished is not None or game.is_over():
                     return finished
@@ -662,16 +728,24 @@ class Table:
             hit = cache[i]
             if hit is None or hit[0] != key:
                 d = player_view(game, i)
-                d.update({"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
-                         if st else _NOBODY)
+                d.update(
+                    {"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
+                    if st
+                    else _NOBODY
+                )
                 hit = cache[i] = (key, d, _PACK(d))
             dicts.append(hit[1])
             packed.append(hit[2])
         return dicts, b"".join(packed)
 
-    def _state(self, public: dict[str, Any], seat: int | None, events: list[dict[str, Any]],
-               now: float | None, legal: tuple[Action, ...] | None = None
-               ) -> tuple[State, dict[str, Any], dict[str, Any]]:
+    def _state(
+        self,
+        public: dict[str, Any],
+        seat: int | None,
+        events: list[dict[str, Any]],
+        now: float | None,
+        legal: tuple[Action, ...] | None = None,
+    ) -> tuple[State, dict[str, Any], dict[str, Any]]:
         """The state for ``seat`` (None: a watcher), with its own parts for a shared encoding."""
         game = self.game
         assert game is not None
@@ -681,8 +755,9 @@ class Table:
             dl = self.deadline(seat)
             if dl is not None:
                 deadline = max(0.0, round(dl - now, 3))
-        msg = State(table=self.id, seq=self.seq, game=self.game_id, view={**public, **part}, events=events,
-                    deadline=deadline)
+        msg = State(
+            table=self.id, seq=self.seq, game=self.game_id, view={**public, **part}, events=events, deadline=deadline
+        )
         return msg, ({"deadline": deadline} if deadline is not None else {}), part
 
     def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
@@ -697,8 +772,12 @@ class Table:
         players, players_packed = self._players()
         public = public_view(game, players=players)
         del public["players"]  # given encoded:
-        shared = SharedEncoding({"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id,
-                                 "events": events}, "view", public, {"players": (players, players_packed)})
+        shared = SharedEncoding(
+            {"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id, "events": events},
+            "view",
+            public,
+            {"players": (players, players_packed)},
+        )
         to_act = game.to_act()
         for i, s in enumerate(self.seats):
             if s is None:

@@ -34,8 +34,16 @@ class _Entry:
 class LoginThrottle:
     """See the module docstring."""
 
-    def __init__(self, *, free_per_name: int = 3, free_per_address: int = 5, base: float = 1.0, cap: float = 300.0,
-                 max_keys: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        free_per_name: int = 3,
+        free_per_address: int = 5,
+        base: float = 1.0,
+        cap: float = 300.0,
+        max_keys: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.free = {"name": free_per_name, "address": free_per_address}
         self.base, self.cap, self.max_keys, self.clock = base, cap, max_keys, clock
         self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
@@ -50,8 +58,11 @@ class LoginThrottle:
     def wait(self, name: str, address: str) -> float:
         """Seconds before a login for ``name`` from ``address`` may be checked (0: now)."""
         now = self.clock()
-        waits = [e.allowed_at - now for kind, key in (("name", name.lower()), ("address", address))
-                 if (e := self._entry(kind, key, now)) is not None]
+        waits = [
+            e.allowed_at - now
+            for kind, key in (("name", name.lower()), ("address", address))
+            if (e := self._entry(kind, key, now)) is not None
+        ]
         return max([0.0, *waits])
 
     def failed(self, name: str | None, address: str) -> None:

@@ -17,8 +17,13 @@ async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]
     apps: list[App] = []
 
     async def make(*, limits: Limits | None = None, db: str | None = None, bots: Any = None, **settings: Any) -> App:
-        cfg = ServerConfig(host="127.0.0.1", port=0, db=db or str(tmp_path / f"server{len(apps)}.sqlite3"),
-                           limits=limits or Limits(), **settings)
+        cfg = ServerConfig(
+            host="127.0.0.1",
+            port=0,
+            db=db or str(tmp_path / f"server{len(apps)}.sqlite3"),
+            limits=limits or Limits(),
+            **settings,
+        )
         app = App(cfg, bots=bots)
         await app.start()
         apps.append(app)

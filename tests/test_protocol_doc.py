@@ -328,8 +328,12 @@ def name_problems(doc: str) -> list[str]:
     summary = _keys_from_transcript(doc, "table_update", ("summary",))
     summary |= _keys_from_transcript(doc, "table_update", ("summary", "seats"))
     summary |= set(table_module.Table(1, "t", "o", make_rules("classic"), 2).summary())
-    for what, path in (("game_over result", ("result",)), ("game_over tally", ("tally",)),
-                       ("record", ("record",)), ("game record", ("record", "record"))):
+    for what, path in (
+        ("game_over result", ("result",)),
+        ("game_over tally", ("tally",)),
+        ("record", ("record",)),
+        ("game record", ("record", "record")),
+    ):
         summary |= _keys_from_transcript(doc, "game_over" if "game_over" in what else "record", path)
     for name in sorted(summary):
         if name not in spans:
@@ -453,8 +457,7 @@ def transcript_diff(doc: str, fresh: list[str]) -> list[str]:
     for i, (a, b) in enumerate(zip(shown, fresh, strict=False)):
         ma, mb = TRANSCRIPT_LINE.match(a), TRANSCRIPT_LINE.match(b)
         if ma and mb:
-            same = ma.group(1, 2) == mb.group(1, 2) and _mask(json.loads(ma.group(3))) == _mask(
-                json.loads(mb.group(3)))
+            same = ma.group(1, 2) == mb.group(1, 2) and _mask(json.loads(ma.group(3))) == _mask(json.loads(mb.group(3)))
         else:
             same = a == b
         if not same:
@@ -466,8 +469,13 @@ def transcript_diff(doc: str, fresh: list[str]) -> list[str]:
 def test_sample_game_is_what_the_server_does_now(doc: str) -> None:
     """Run docs/make_transcript.py --doc: the document shows that game (volatile values aside).
     If this fails after a change to the server, run ``docs/make_transcript.py --write``."""
-    run = subprocess.run([sys.executable, str(ROOT / "docs" / "make_transcript.py"), "--doc"],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_transcript.py"), "--doc"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     fresh = run.stdout.rstrip("\n").split("\n")
     assert transcript_diff(doc, fresh) == []
@@ -511,10 +519,19 @@ async def test_minimal_client_plays_a_game(doc: str) -> None:
             while (await _read(reader))["type"] != "watching":  # the table exists before bots join
                 pass
             for name in ("minibot1", "minibot2"):
-                bots.append(await asyncio.create_subprocess_exec(
-                    sys.executable, str(script), name, "1", "127.0.0.1", str(app.port),
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    env={**os.environ, "PYTHONUNBUFFERED": "1"}))
+                bots.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable,
+                        str(script),
+                        name,
+                        "1",
+                        "127.0.0.1",
+                        str(app.port),
+                        stdout=asyncio.subprocess.PIPE,
+                        stderr=asyncio.subprocess.PIPE,
+                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                    )
+                )
             while True:
                 msg = await _read(reader)
                 if msg["type"] == "table_update" and msg["summary"]["free"] == 0:

@@ -62,8 +62,12 @@ _CLASSIC = {"2": frozenset({"reset"}), "T": frozenset({"burn"})}
 PRESET_POWERS: dict[str, dict[str, frozenset[str]]] = {
     "six_players": {**_CLASSIC, "X": frozenset({"glass", "reverse"})},
     "gultnieks": {**_CLASSIC, "7": frozenset({"lower"}), "8": frozenset({"reverse", "glass"})},
-    "guarducci": {**_CLASSIC, "7": frozenset({"glass"}), "8": frozenset({"lower"}),
-                  "X": frozenset({"skip", "anywhere"})},
+    "guarducci": {
+        **_CLASSIC,
+        "7": frozenset({"glass"}),
+        "8": frozenset({"lower"}),
+        "X": frozenset({"skip", "anywhere"}),
+    },
     "egilsson": {**_CLASSIC, "5": frozenset({"lower_strict", "anywhere"})},
     "linz": {**_CLASSIC, "7": frozenset({"lower"}), "8": frozenset({"glass"})},
 }
@@ -190,8 +194,9 @@ def _play(view: dict[str, Any], legal: list[str], powers: dict[str, frozenset[st
     # 1. Burn by completing a run of equal cards on the pile.
     burn_count = BURN_COUNT.get(view.get("preset") or "", 4)
     top, count = _top_run(pile)
-    completing = [p for p in plays if p[0].startswith("play ") and p[1][0][0] == top
-                  and count + len(p[1]) >= burn_count]
+    completing = [
+        p for p in plays if p[0].startswith("play ") and p[1][0][0] == top and count + len(p[1]) >= burn_count
+    ]
     if completing:
         return min(completing, key=lambda p: (len(p[1]), p[2]))[0]
     # 2-3. Plain cards, then awkward ones: the lowest, all copies together.

@@ -136,8 +136,12 @@ def _greedy_from_legal(game: Game, seat: int, kv: tuple[int, ...]) -> Action:
                     break
                 count += 1
             for a in legal:
-                if a[0] == "play" and a[1][0] >> 2 == top and count + len(a[1]) >= bc and (
-                        best is None or len(a[1]) < len(best[1])):
+                if (
+                    a[0] == "play"
+                    and a[1][0] >> 2 == top
+                    and count + len(a[1]) >= bc
+                    and (best is None or len(a[1]) < len(best[1]))
+                ):
                     best = a
             if best is not None:
                 return best
@@ -254,10 +258,18 @@ class SearchBot(Bot):
 
     name: ClassVar[str] = "search"
 
-    def __init__(self, rng: random.Random | None = None, *, budget: float | None = 0.1,
-                 max_sims: int | None = None, rollout_cap: int = 300, margin: float = 1.0,
-                 min_samples: int = 8,
-                 options: dict[str, Any] | None = None, rollout: Rollout | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random | None = None,
+        *,
+        budget: float | None = 0.1,
+        max_sims: int | None = None,
+        rollout_cap: int = 300,
+        margin: float = 1.0,
+        min_samples: int = 8,
+        options: dict[str, Any] | None = None,
+        rollout: Rollout | None = None,
+    ) -> None:
         super().__init__(rng)
         if budget is None and max_sims is None:
             raise ValueError("give a time budget or max_sims (or both)")
@@ -269,8 +281,7 @@ class SearchBot(Bot):
         self._warned = False
         self.rollout = rollout or greedy_rollout
         self.tracker = CardTracker(options=options)
-        self.stats: dict[str, int] = {"decisions": 0, "searched": 0, "playouts": 0, "deviations": 0,
-                                      "fallbacks": 0}
+        self.stats: dict[str, int] = {"decisions": 0, "searched": 0, "playouts": 0, "deviations": 0, "fallbacks": 0}
 
     # ------------------------------------------------------------------ Bot hooks
 
@@ -326,17 +337,25 @@ class SearchBot(Bot):
         last_len = to_beat["min_cards"] if rules.match_count and to_beat["min_cards"] > 1 else None
         must = view.get("must_play")
         fixed: dict[str, Any] = dict(
-            face_up=tr.face_up, pile=tr.pile, current=me, dealer=view["dealer"],
-            direction=view["direction"], finish=tr.finish, last_len=last_len,
-            last_player=tr.last_player, forced=card_int(must) if must else -1,
+            face_up=tr.face_up,
+            pile=tr.pile,
+            current=me,
+            dealer=view["dealer"],
+            direction=view["direction"],
+            finish=tr.finish,
+            last_len=last_len,
+            last_player=tr.last_player,
+            forced=card_int(must) if must else -1,
             turn_hand=tr.turn_start_hand if view.get("drew_this_turn") else len(view["hand"]),
-            drew=bool(view.get("drew_this_turn")), first_burner=tr.first_burner,
+            drew=bool(view.get("drew_this_turn")),
+            first_burner=tr.first_burner,
             actions_left=max(1, min(self.rollout_cap, view["max_actions"] - view["action_count"])),
         )
         rng, policy = self.rng, self.rollout
         det = tr.sample(rng, list(pool))
-        root = game_from(rules, n, hands=det.hands, face_down=det.face_down, stock=det.stock,
-                         burned=det.burned, check=True, **fixed)
+        root = game_from(
+            rules, n, hands=det.hands, face_down=det.face_down, stock=det.stock, burned=det.burned, check=True, **fixed
+        )
         if not self._same_legal(root, me, view["legal"]):
             self.stats["fallbacks"] += 1
             return self.heuristic(view, actions, self._powers(view))
@@ -366,11 +385,20 @@ class SearchBot(Bot):
                 if not alive:
                     break
             if (self.max_sims is not None and playouts >= self.max_sims) or (
-                    deadline is not None and time.perf_counter() >= deadline):
+                deadline is not None and time.perf_counter() >= deadline
+            ):
                 break
             det = tr.sample(rng, list(pool))
-            root = game_from(rules, n, hands=det.hands, face_down=det.face_down, stock=det.stock,
-                             burned=det.burned, check=False, **fixed)
+            root = game_from(
+                rules,
+                n,
+                hands=det.hands,
+                face_down=det.face_down,
+                stock=det.stock,
+                burned=det.burned,
+                check=False,
+                **fixed,
+            )
         self.stats["searched"] += 1
         self.stats["playouts"] += playouts
         best, best_mean, best_se = 0, 0.0, 0.0
@@ -403,8 +431,13 @@ class SearchBot(Bot):
         # Once per game at warning level: a table with hidden overrides would repeat it.
         level = logging.DEBUG if self._warned else logging.WARNING
         self._warned = True
-        log.log(level, "assumed rules %r give legal %s, the view %s: not searching",
-                self.tracker.rules, mine[:8], sorted(legal)[:8])
+        log.log(
+            level,
+            "assumed rules %r give legal %s, the view %s: not searching",
+            self.tracker.rules,
+            mine[:8],
+            sorted(legal)[:8],
+        )
         return False
 
     # ------------------------------------------------------------------ heuristics
@@ -458,8 +491,14 @@ class SearchBot(Bot):
             if ordinary:
                 return min(ordinary, key=lambda i: (keep_value(pw, actions[i][1][0] >> 2), -len(actions[i][1])))
             big = len(view["pile"]) >= 6
-            return min(plays, key=lambda i: (not (big and pw.burn[actions[i][1][0] >> 2]),
-                                             keep_value(pw, actions[i][1][0] >> 2), len(actions[i][1])))
+            return min(
+                plays,
+                key=lambda i: (
+                    not (big and pw.burn[actions[i][1][0] >> 2]),
+                    keep_value(pw, actions[i][1][0] >> 2),
+                    len(actions[i][1]),
+                ),
+            )
         for kind in ("flip", "gamble", "draw"):
             for i, a in enumerate(actions):
                 if a[0] == kind:

@@ -162,9 +162,12 @@ class CardTracker:
 
     def update(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
         """Take in the ``events`` that led to ``view``, then ``view`` itself."""
-        new_game = (not self.known or any(e.get("kind") == "game_start" for e in events)
-                    or view.get("action_count", 0) < self._action_count
-                    or len(view["players"]) != self.n)
+        new_game = (
+            not self.known
+            or any(e.get("kind") == "game_start" for e in events)
+            or view.get("action_count", 0) < self._action_count
+            or len(view["players"]) != self.n
+        )
         if new_game:
             self.reset(view)
             events = [e for e in events if e.get("kind") != "game_start"]
@@ -229,7 +232,7 @@ class CardTracker:
         self.burned_count = view["burned_count"]
         if len(self.burned) > self.burned_count:
             log.debug("tracker saw %d burned cards, the view says %d", len(self.burned), self.burned_count)
-            self.burned = self.burned[:self.burned_count]
+            self.burned = self.burned[: self.burned_count]
         self.stock_count = view["stock_count"]
         self._action_count = view.get("action_count", 0)
         me = self.seat
@@ -279,8 +282,11 @@ class CardTracker:
 
     def hidden_slots(self) -> int:
         """How many cards lie in hidden places whose cards are not known."""
-        return (sum(self.unknown_in_hand(s) for s in range(self.n) if s != self.seat)
-                + sum(self.face_down_count(s) for s in range(self.n)) + self.stock_count)
+        return (
+            sum(self.unknown_in_hand(s) for s in range(self.n) if s != self.seat)
+            + sum(self.face_down_count(s) for s in range(self.n))
+            + self.stock_count
+        )
 
     def sample(self, rng: random.Random, pool: list[int] | None = None) -> Determinization:
         """Deal the unseen cards at random into the hidden places (known cards stay put).
@@ -299,7 +305,7 @@ class CardTracker:
         for s in range(self.n):
             hand = sorted(self.known[s].elements())
             k = 0 if s == self.seat else self.unknown_in_hand(s)
-            hand += pool[i:i + k]
+            hand += pool[i : i + k]
             i += k
             hands.append(hand)
         face_down: list[list[int | None]] = []
@@ -312,6 +318,6 @@ class CardTracker:
                 else:
                     cards.append(None)
             face_down.append(cards)
-        stock = pool[i:i + self.stock_count]
+        stock = pool[i : i + self.stock_count]
         i += self.stock_count
         return Determinization(hands, face_down, stock, self.burned + pool[i:])

@@ -67,13 +67,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--name", help="player name (asked if not given)")
     p.add_argument("--guest", action="store_true", help="play as a guest (no password, nothing stored)")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
-    p.add_argument("--server-password-stdin", action="store_true",
-                   help="read the server password from the next line of stdin")
+    p.add_argument(
+        "--server-password-stdin", action="store_true", help="read the server password from the next line of stdin"
+    )
     p.add_argument("--json", action="store_true", help="speak JSON lines instead of msgpack")
     p.add_argument("--ascii", action="store_true", help="suits as letters (7h) and ASCII marks only")
     p.add_argument("--log-file", help="where to write the log (default ~/.local/state/shithead/cli.log)")
-    p.add_argument("--seats-file", help="where to keep seat tokens ($SHITHEAD_SEATS_FILE, default "
-                                        "~/.local/state/shithead/seats.json)")
+    p.add_argument(
+        "--seats-file",
+        help="where to keep seat tokens ($SHITHEAD_SEATS_FILE, default ~/.local/state/shithead/seats.json)",
+    )
     p.add_argument("--debug", action="store_true", help="log at DEBUG level")
     return p.parse_args(argv)
 
@@ -127,8 +130,7 @@ async def login(client: Client, args: argparse.Namespace) -> dict[str, object] |
         if not password:
             guest = True
         try:
-            return await client.login(name, None if guest else password, guest=guest,
-                                       server_password=server_password)
+            return await client.login(name, None if guest else password, guest=guest, server_password=server_password)
         except ServerError as exc:
             print(f"Login refused: {exc.message}", file=sys.stderr)
             if exc.code == "SERVER_PASSWORD_REQUIRED" and interactive:
@@ -164,8 +166,12 @@ async def amain(args: argparse.Namespace) -> int:
             return 1
         if logged_in is None:
             return 1
-        model = Model(server=f"{host}:{port}", connection="connected", name=str(logged_in["name"]),
-                      guest=bool(logged_in.get("guest")))
+        model = Model(
+            server=f"{host}:{port}",
+            connection="connected",
+            name=str(logged_in["name"]),
+            guest=bool(logged_in.get("guest")),
+        )
         with contextlib.ExitStack() as stack:
             if not sys.stdin.isatty():
                 # stdin gave the password (--password-stdin): the keys come from the terminal.
@@ -176,11 +182,21 @@ async def amain(args: argparse.Namespace) -> int:
                     return 1
                 stack.enter_context(create_app_session(input=create_input(tty)))
             # Built inside the session: the application takes its input and output from it.
-            app = CliApp(client, model=model, theme=Theme.from_env(symbols=not args.ascii),
-                         tokens=SeatTokens(f"{host}:{port}", model.name or "",
-                                           Path(args.seats_file).expanduser() if args.seats_file else None))
-            app.feed({"type": "info", "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
-                                              "it), 'help' lists the commands."})
+            app = CliApp(
+                client,
+                model=model,
+                theme=Theme.from_env(symbols=not args.ascii),
+                tokens=SeatTokens(
+                    f"{host}:{port}", model.name or "", Path(args.seats_file).expanduser() if args.seats_file else None
+                ),
+            )
+            app.feed(
+                {
+                    "type": "info",
+                    "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
+                    "it), 'help' lists the commands.",
+                }
+            )
             # While the screen is drawn, anything written to stderr (a warning, a thread's
             # traceback) would garble it: it goes to the log file instead.
             err = stack.enter_context(open(args.log_path, "a", encoding="utf-8"))

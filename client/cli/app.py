@@ -78,8 +78,15 @@ class CliApp:
     it inside ``create_app_session(input=pipe, output=DummyOutput())``.
     """
 
-    def __init__(self, client: Client, *, model: M.Model | None = None, theme: Theme | None = None,
-                 clock: Callable[[], float] = time.monotonic, tokens: SeatTokens | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        model: M.Model | None = None,
+        theme: Theme | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        tokens: SeatTokens | None = None,
+    ) -> None:
         self.client = client
         self.tokens = tokens
         """Where this player's seat tokens are kept between runs (None: nowhere)."""
@@ -88,16 +95,26 @@ class CliApp:
         self.clock = clock
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.input = TextArea(height=1, prompt="> ", multiline=False, wrap_lines=False,
-                              completer=CommandCompleter(lambda: self.model), complete_while_typing=False,
-                              history=InMemoryHistory(), accept_handler=self._accept)
-        body = HSplit([
-            Window(FormattedTextControl(self._main_text), wrap_lines=False),
-            Window(FormattedTextControl(self._status_text), height=1, wrap_lines=False),
-            self.input,
-        ])
-        root = FloatContainer(body, floats=[Float(xcursor=True, ycursor=True,
-                                                  content=CompletionsMenu(max_height=8, scroll_offset=1))])
+        self.input = TextArea(
+            height=1,
+            prompt="> ",
+            multiline=False,
+            wrap_lines=False,
+            completer=CommandCompleter(lambda: self.model),
+            complete_while_typing=False,
+            history=InMemoryHistory(),
+            accept_handler=self._accept,
+        )
+        body = HSplit(
+            [
+                Window(FormattedTextControl(self._main_text), wrap_lines=False),
+                Window(FormattedTextControl(self._status_text), height=1, wrap_lines=False),
+                self.input,
+            ]
+        )
+        root = FloatContainer(
+            body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))]
+        )
         self.app: Application[None] = Application(
             layout=Layout(root, focused_element=self.input),
             key_bindings=self._key_bindings(),
@@ -141,8 +158,7 @@ class CliApp:
 
     def _main_text(self) -> StyleAndTextTuples:
         width, height = self._size()
-        return to_formatted(render_screen(self.model, width=width, height=height, now=self.clock(),
-                                          theme=self.theme))
+        return to_formatted(render_screen(self.model, width=width, height=height, now=self.clock(), theme=self.theme))
 
     def _status_text(self) -> StyleAndTextTuples:
         width, _ = self._size()
@@ -252,8 +268,15 @@ class CliApp:
     def _tell_failure(self, exc: Exception, cmd: Command) -> None:
         """A failed request in words in the feed (never a traceback on screen)."""
         if isinstance(exc, ServerError):
-            self.feed({"type": "error", "code": str(exc.code), "message": exc.message, "reason": exc.reason,
-                       "retry_after": exc.retry_after})
+            self.feed(
+                {
+                    "type": "error",
+                    "code": str(exc.code),
+                    "message": exc.message,
+                    "reason": exc.reason,
+                    "retry_after": exc.retry_after,
+                }
+            )
         elif isinstance(exc, ConnectionLost):
             self.say("Not connected right now: try again once the connection is back.", "error")
         elif isinstance(exc, CommandError):
@@ -281,9 +304,16 @@ class CliApp:
         elif cmd.kind == "create":
             preset = args.get("preset", "classic")
             name = args.get("name") or f"{self.model.name or 'my'} {preset}"[:40]
-            table = await c.create_table(name, preset, int(args.get("seats", 4)), options=args.get("options"),
-                                         password=args.get("password"), action_seconds=args.get("action_seconds"),
-                                         bank_seconds=args.get("bank_seconds"), seed=args.get("seed"))
+            table = await c.create_table(
+                name,
+                preset,
+                int(args.get("seats", 4)),
+                options=args.get("options"),
+                password=args.get("password"),
+                action_seconds=args.get("action_seconds"),
+                bank_seconds=args.get("bank_seconds"),
+                seed=args.get("seed"),
+            )
             self.feed({"type": "table_created", "table": table})
             # The creator owns the table but is not seated: sit down at once, as one nearly always does.
             await self._run(Command("join", args={"table": table, "password": args.get("password")}))
@@ -364,8 +394,10 @@ class CliApp:
             self.say(f"Your seat {seat} at table {table} was waiting for you: taking it back.")
             await self._take_back(table)
         elif can:
-            self.say(f"{len(waiting)} seats are waiting for you: Enter takes back the one at table {can[0][0]}, "
-                     "'resume T' any.")
+            self.say(
+                f"{len(waiting)} seats are waiting for you: Enter takes back the one at table {can[0][0]}, "
+                "'resume T' any."
+            )
 
     def resumable(self) -> list[tuple[int, int]]:
         """The waiting seats this client can take back: all for a registered account, those
@@ -447,8 +479,10 @@ class CliApp:
 
 
 def _no_token_words(table: int) -> str:
-    return (f"Your seat at table {table} can only come back with its token, and this machine has none "
-            "for it (a guest's seat belongs to the client that took it).")
+    return (
+        f"Your seat at table {table} can only come back with its token, and this machine has none "
+        "for it (a guest's seat belongs to the client that took it)."
+    )
 
 
 def _record_words(record: dict[str, Any]) -> str:
@@ -457,5 +491,7 @@ def _record_words(record: dict[str, Any]) -> str:
     result = record.get("result") or {}
     places = [players[s] if isinstance(s, int) and s < len(players) else str(s) for s in result.get("places") or ()]
     actions = len((record.get("record") or {}).get("actions") or ())
-    return (f"Game {record.get('id')} at '{record.get('table_name', '?')}' ({record.get('preset', '?')}): "
-            f"places {', '.join(places) or '?'}; {actions} actions.")
+    return (
+        f"Game {record.get('id')} at '{record.get('table_name', '?')}' ({record.get('preset', '?')}): "
+        f"places {', '.join(places) or '?'}; {actions} actions."
+    )

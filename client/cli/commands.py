@@ -38,8 +38,22 @@ __all__ = [
     "take_action",
 ]
 
-PRESETS = ("classic", "encyclopedia", "six_players", "alt_deal", "gultnieks", "karma", "smeghead", "west_kent",
-           "guarducci", "finnish", "ten_two_slide", "egilsson", "wikibooks", "linz")
+PRESETS = (
+    "classic",
+    "encyclopedia",
+    "six_players",
+    "alt_deal",
+    "gultnieks",
+    "karma",
+    "smeghead",
+    "west_kent",
+    "guarducci",
+    "finnish",
+    "ten_two_slide",
+    "egilsson",
+    "wikibooks",
+    "linz",
+)
 BOTS = ("random", "greedy", "search")
 
 HELP = """\
@@ -65,24 +79,87 @@ Lobby and table:
   leave    record GAME    chat TEXT (or 'TEXT)    help    quit"""
 
 _VERB_ALIASES = {
-    "p": "play", "play": "play", "run": "run", "t": "take", "take": "take", "pick": "take", "pickup": "take",
-    "f": "flip", "flip": "flip", "swap": "swap", "s": "swap", "place": "place", "ready": "ready", "r": "ready",
-    "draw": "draw", "d": "draw", "gamble": "gamble", "g": "gamble", "announce": "announce", "a": "announce",
+    "p": "play",
+    "play": "play",
+    "run": "run",
+    "t": "take",
+    "take": "take",
+    "pick": "take",
+    "pickup": "take",
+    "f": "flip",
+    "flip": "flip",
+    "swap": "swap",
+    "s": "swap",
+    "place": "place",
+    "ready": "ready",
+    "r": "ready",
+    "draw": "draw",
+    "d": "draw",
+    "gamble": "gamble",
+    "g": "gamble",
+    "announce": "announce",
+    "a": "announce",
     "pass": "pass",
 }
 _COMMANDS = {
-    "list": "list", "ls": "list", "l": "list", "tables": "list", "create": "create", "new": "create",
-    "join": "join", "j": "join", "sit": "join", "watch": "watch", "w": "watch", "leave": "leave",
-    "start": "start", "next": "start", "deal": "start", "bot": "bot", "addbot": "bot", "add_bot": "bot",
-    "chat": "chat", "say": "chat", "help": "help", "?": "help", "h": "help", "quit": "quit", "exit": "quit",
-    "q": "quit", "record": "record", "resume": "resume", "back": "resume",
+    "list": "list",
+    "ls": "list",
+    "l": "list",
+    "tables": "list",
+    "create": "create",
+    "new": "create",
+    "join": "join",
+    "j": "join",
+    "sit": "join",
+    "watch": "watch",
+    "w": "watch",
+    "leave": "leave",
+    "start": "start",
+    "next": "start",
+    "deal": "start",
+    "bot": "bot",
+    "addbot": "bot",
+    "add_bot": "bot",
+    "chat": "chat",
+    "say": "chat",
+    "help": "help",
+    "?": "help",
+    "h": "help",
+    "quit": "quit",
+    "exit": "quit",
+    "q": "quit",
+    "record": "record",
+    "resume": "resume",
+    "back": "resume",
 }
 #: The command words completion offers (the aliases work but are not offered).
-_OFFERED = ("list", "create", "join", "watch", "leave", "start", "next", "bot", "chat", "record", "resume", "help",
-            "quit")
-_CREATE_KEYS = {"name": "name", "password": "password", "pw": "password", "seconds": "action_seconds",
-                "action_seconds": "action_seconds", "bank": "bank_seconds", "bank_seconds": "bank_seconds",
-                "seed": "seed", "preset": "preset", "seats": "seats"}
+_OFFERED = (
+    "list",
+    "create",
+    "join",
+    "watch",
+    "leave",
+    "start",
+    "next",
+    "bot",
+    "chat",
+    "record",
+    "resume",
+    "help",
+    "quit",
+)
+_CREATE_KEYS = {
+    "name": "name",
+    "password": "password",
+    "pw": "password",
+    "seconds": "action_seconds",
+    "action_seconds": "action_seconds",
+    "bank": "bank_seconds",
+    "bank_seconds": "bank_seconds",
+    "seed": "seed",
+    "preset": "preset",
+    "seats": "seats",
+}
 
 _SUITS = {"c": "c", "d": "d", "h": "h", "s": "s", "♣": "c", "♦": "d", "♥": "h", "♠": "s"}
 _RANKS = set("23456789TJQKA")
@@ -188,8 +265,9 @@ def _card_play(tokens: list[str], legal: Sequence[str], verbs: tuple[str, ...]) 
     held = {c for a in plays for c in _split(a)[1]}
     missing = [c for c in exact if c not in held]
     if missing:
-        raise CommandError(f"You cannot play {' '.join(missing)} now (not in your hand, or not playable). "
-                           f"Legal: {_legal_list(legal)}")
+        raise CommandError(
+            f"You cannot play {' '.join(missing)} now (not in your hand, or not playable). Legal: {_legal_list(legal)}"
+        )
     raise CommandError(f"'{wanted}' is not a legal play. Legal: {_legal_list(legal)}")
 
 
@@ -217,8 +295,12 @@ def resolve_action(text: str, model: Model) -> str:
     if not tokens:
         raise CommandError("Type an action, or press Enter with cards marked.")
     first = tokens[0].lower()
-    if first not in _VERB_ALIASES and normalize_card(first) is None and _rank_token(first) is None \
-            and not any(a.split()[0] == first for a in legal):
+    if (
+        first not in _VERB_ALIASES
+        and normalize_card(first) is None
+        and _rank_token(first) is None
+        and not any(a.split()[0] == first for a in legal)
+    ):
         raise CommandError(f"Unknown command '{tokens[0]}'. Type 'help' for the commands.")
     if model.view is None:
         raise CommandError("No game is running here." if model.table is not None else "You are not at a table.")
@@ -228,8 +310,11 @@ def resolve_action(text: str, model: Model) -> str:
     canon = " ".join([tokens[0].lower()] + [normalize_card(t) or t for t in tokens[1:]])
     for action in legal:
         legal_verb, cards = _split(action)
-        if canon == action or (legal_verb in ("play", "run") and canon.split()[0] == legal_verb
-                               and Counter(canon.split()[1:]) == Counter(cards)):
+        if canon == action or (
+            legal_verb in ("play", "run")
+            and canon.split()[0] == legal_verb
+            and Counter(canon.split()[1:]) == Counter(cards)
+        ):
             return action
     verb = _VERB_ALIASES.get(first)
     args = tokens[1:]
@@ -306,8 +391,9 @@ def action_from_selection(model: Model) -> str:
         if not every:
             raise CommandError("Nothing to play: type a command (help lists them).")
         if model.view is not None and model.view.get("phase") == "setup":
-            raise CommandError("Setup: mark a hand card and a face-up card with Space, then Enter to swap; "
-                               "type 'ready' when done.")
+            raise CommandError(
+                "Setup: mark a hand card and a face-up card with Space, then Enter to swap; type 'ready' when done."
+            )
         picks = (every[min(model.cursor, len(every) - 1)],)
     zones = {p.zone for p in picks}
     if model.view is not None and model.view.get("phase") == "setup":
@@ -458,8 +544,7 @@ class CommandCompleter(Completer):
         yield from offer(model.legal, "legal", text)
         if words and normalize_card(words[0]) or (words and _rank_token(words[0])):
             # A short form like "7" or "7h 7": offer the plays it begins.
-            yield from offer((a for a in model.legal if a.startswith(("play ", "run "))), "legal",
-                             "play " + text)
+            yield from offer((a for a in model.legal if a.startswith(("play ", "run "))), "legal", "play " + text)
             return
         if " " not in text:
             yield from offer(_OFFERED, "command", text)
@@ -471,8 +556,11 @@ class CommandCompleter(Completer):
                 label = str(tid)
                 if label.startswith(last) and label not in seen:
                     seen.add(label)
-                    yield Completion(label, start_position=-len(last),
-                                     display_meta=f"{summary.get('name', '')} ({summary.get('preset', '')})")
+                    yield Completion(
+                        label,
+                        start_position=-len(last),
+                        display_meta=f"{summary.get('name', '')} ({summary.get('preset', '')})",
+                    )
         elif cmd == "resume" and len(words) <= 2:
             for tid, seat in waiting_seats(model):
                 label = str(tid)

@@ -255,8 +255,18 @@ def _enter_table(model: Model, table: int) -> Model:
     """Switch to ``table``, forgetting the previous table's game."""
     if model.table == table:
         return model
-    return dataclasses.replace(model, table=table, view=None, seq=None, game=None, deadline_at=None,
-                               game_over=None, cursor=0, selected=frozenset(), pending=None)
+    return dataclasses.replace(
+        model,
+        table=table,
+        view=None,
+        seq=None,
+        game=None,
+        deadline_at=None,
+        game_over=None,
+        cursor=0,
+        selected=frozenset(),
+        pending=None,
+    )
 
 
 def _joined(model: Model, msg: dict[str, Any], now: float) -> Model:
@@ -275,8 +285,20 @@ def _left(model: Model, msg: dict[str, Any], now: float) -> Model:
     table = msg.get("table")
     if table is not None and table != model.table:
         return model
-    m = dataclasses.replace(model, table=None, watching=False, joined_seat=None, view=None, seq=None, game=None,
-                            deadline_at=None, game_over=None, cursor=0, selected=frozenset(), pending=None)
+    m = dataclasses.replace(
+        model,
+        table=None,
+        watching=False,
+        joined_seat=None,
+        view=None,
+        seq=None,
+        game=None,
+        deadline_at=None,
+        game_over=None,
+        cursor=0,
+        selected=frozenset(),
+        pending=None,
+    )
     return note(m, f"You left table {table}." if table is not None else "You left the table.")
 
 
@@ -333,14 +355,19 @@ def _chat_message(model: Model, msg: dict[str, Any], now: float) -> Model:
 def _game_over(model: Model, msg: dict[str, Any], now: float) -> Model:
     if msg.get("table") != model.table:
         return model  # another table's result (a table we left): not on screen
-    over = GameOver(table=int(msg.get("table", -1)), game=int(msg.get("game", -1)),
-                    result=dict(msg.get("result") or {}), tally=dict(msg.get("tally") or {}))
+    over = GameOver(
+        table=int(msg.get("table", -1)),
+        game=int(msg.get("game", -1)),
+        result=dict(msg.get("result") or {}),
+        tally=dict(msg.get("tally") or {}),
+    )
     return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
 
 
 def _error(model: Model, msg: dict[str, Any], now: float) -> Model:
-    text = describe_error(str(msg.get("code", "")), str(msg.get("message", "")), msg.get("reason"),
-                          msg.get("retry_after"))
+    text = describe_error(
+        str(msg.get("code", "")), str(msg.get("message", "")), msg.get("reason"), msg.get("retry_after")
+    )
     return note(dataclasses.replace(model, pending=None), text, "error")
 
 
@@ -355,16 +382,26 @@ def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
     text = ("Connection lost: reconnecting..." if retrying else "Connection lost.") + (f" ({reason})" if reason else "")
     # The turn clock is not shown while we cannot hear from the server: the snapshot after the
     # reconnect gives it again.
-    m = dataclasses.replace(model, connection="reconnecting" if retrying else "closed", pending=None,
-                            deadline_at=None, clock_paused=model.clock_paused or model.deadline_at is not None)
+    m = dataclasses.replace(
+        model,
+        connection="reconnecting" if retrying else "closed",
+        pending=None,
+        deadline_at=None,
+        clock_paused=model.clock_paused or model.deadline_at is not None,
+    )
     return note(m, text, "error")
 
 
 def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
-    return dataclasses.replace(model, connection="reconnecting", attempt=int(msg.get("attempt", 0)),
-                               retry_at=now + float(msg.get("retry_in", 0.0)),
-                               gives_up_at=now + float(msg.get("gives_up_in", 0.0)), deadline_at=None,
-                               clock_paused=model.clock_paused or model.deadline_at is not None)
+    return dataclasses.replace(
+        model,
+        connection="reconnecting",
+        attempt=int(msg.get("attempt", 0)),
+        retry_at=now + float(msg.get("retry_in", 0.0)),
+        gives_up_at=now + float(msg.get("gives_up_in", 0.0)),
+        deadline_at=None,
+        clock_paused=model.clock_paused or model.deadline_at is not None,
+    )
 
 
 def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
@@ -407,19 +444,22 @@ def waiting_seats(model: Model) -> list[tuple[int, int]]:
 def held_tables(model: Model) -> set[int]:
     """The tables of the lobby list where this player's name holds a seat (away or not)."""
     me = (model.name or "").lower()
-    return {tid for tid, summary in model.tables.items()
-            if any(seat and str(seat.get("name", "")).lower() == me for seat in summary.get("seats") or ())}
+    return {
+        tid
+        for tid, summary in model.tables.items()
+        if any(seat and str(seat.get("name", "")).lower() == me for seat in summary.get("seats") or ())
+    }
 
 
 def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
-    model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0, clock_paused=False,
-                                going_away=None)
+    model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0, clock_paused=False, going_away=None)
     m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
     for seat in msg.get("resumed") or ():
         m = note(m, f"Seat {seat.get('seat')} at table {seat.get('table')} is yours again.")
     for lost in msg.get("lost") or ():
-        m = note(m, f"Table {lost.get('table')} could not be taken back: {lost.get('message') or lost.get('code')}",
-                 "error")
+        m = note(
+            m, f"Table {lost.get('table')} could not be taken back: {lost.get('message') or lost.get('code')}", "error"
+        )
         if lost.get("table") == m.table:
             m = _left(m, {"table": m.table}, now)
     return m

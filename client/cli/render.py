@@ -30,8 +30,17 @@ from client.cli.commands import HELP
 from client.cli.model import FeedLine, Model, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 
-__all__ = ["Line", "Theme", "card_text", "fit", "line_width", "plain_lines", "render_screen", "render_status",
-           "to_formatted"]
+__all__ = [
+    "Line",
+    "Theme",
+    "card_text",
+    "fit",
+    "line_width",
+    "plain_lines",
+    "render_screen",
+    "render_status",
+    "to_formatted",
+]
 
 Line = list[tuple[str, str]]
 
@@ -209,18 +218,24 @@ def _downs(flags: Sequence[bool], theme: Theme) -> str:
     return "".join(theme.down_mark if f else theme.gone_mark for f in flags)
 
 
-def _player_row(p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, theme: Theme,
-                stand_in: str | None = None) -> Line:
+def _player_row(
+    p: Mapping[str, Any], view: Mapping[str, Any], me: int | None, theme: Theme, stand_in: str | None = None
+) -> Line:
     seat = int(p.get("seat", 0))
     turn = view.get("turn")
     phase = view.get("phase")
     mark = theme.turn_mark if turn == seat and phase in ("play", "announce") else " "
     tag = "you" if seat == me else "bot" if p.get("bot") else ""
     name = str(p.get("name", ""))[:14]
-    line: Line = [(theme.style("bold", "fg:ansiyellow") if mark != " " else "", f"{mark} "),
-                  ("", f"{seat:>2} "), ("bold" if seat == me else "", f"{name:<14}"), ("", f" {tag:<3}"),
-                  ("", f" hand {p.get('hand_count', 0):>2}  up "), *_ups(p.get("face_up") or (), theme),
-                  ("", f"  down {_downs(p.get('face_down') or (), theme)}")]
+    line: Line = [
+        (theme.style("bold", "fg:ansiyellow") if mark != " " else "", f"{mark} "),
+        ("", f"{seat:>2} "),
+        ("bold" if seat == me else "", f"{name:<14}"),
+        ("", f" {tag:<3}"),
+        ("", f" hand {p.get('hand_count', 0):>2}  up "),
+        *_ups(p.get("face_up") or (), theme),
+        ("", f"  down {_downs(p.get('face_down') or (), theme)}"),
+    ]
     status = []
     if p.get("out") or p.get("place"):
         status.append(f"out {ordinal(int(p['place']))}" if p.get("place") else "out")
@@ -263,8 +278,14 @@ def _pile_lines(view: Mapping[str, Any], names: Any, theme: Theme) -> list[Line]
     return [line, second]
 
 
-def _pick_frags(model: Model, zone: str, cards: Sequence[tuple[int, tuple[str, ...]]], theme: Theme,
-                playable: set[str], flips: set[int]) -> Line:
+def _pick_frags(
+    model: Model,
+    zone: str,
+    cards: Sequence[tuple[int, tuple[str, ...]]],
+    theme: Theme,
+    playable: set[str],
+    flips: set[int],
+) -> Line:
     """Hand cards / face-up stacks / face-down positions of ours, with cursor and marks."""
     picks = selectables(model)
     index = {(p.zone, p.index): i for i, p in enumerate(picks)}
@@ -275,9 +296,14 @@ def _pick_frags(model: Model, zone: str, cards: Sequence[tuple[int, tuple[str, .
         pick = index.get((zone, idx))
         marked = pick is not None and pick in model.selected
         under_cursor = pick is not None and pick == model.cursor
-        style = " ".join(s for s, on in (("reverse", under_cursor),
-                                         ("bold underline", bool(set(stack) & playable) or idx in flips and
-                                          zone == "down")) if on)
+        style = " ".join(
+            s
+            for s, on in (
+                ("reverse", under_cursor),
+                ("bold underline", bool(set(stack) & playable) or idx in flips and zone == "down"),
+            )
+            if on
+        )
         out.append(("bold" if marked else "", "*" if marked else " "))
         if zone == "down":
             out.append((style, theme.down_mark if stack else theme.gone_mark))
@@ -297,13 +323,23 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
     me = (view.get("players") or [])[seat]
     hand = list(view.get("hand") or ())
     playable, flips = _playable(view)
-    lines = wrap([("bold", f" Your hand ({len(hand)}):")]
-                 + _pick_frags(model, "hand", [(i, (c,)) for i, c in enumerate(hand)], theme, playable, flips),
-                 width, indent=4)
+    lines = wrap(
+        [("bold", f" Your hand ({len(hand)}):")]
+        + _pick_frags(model, "hand", [(i, (c,)) for i, c in enumerate(hand)], theme, playable, flips),
+        width,
+        indent=4,
+    )
     ups = [(i, tuple(s)) for i, s in enumerate(me.get("face_up") or ())]
     downs = [(i, ("?",) if f else ()) for i, f in enumerate(me.get("face_down") or ())]
-    lines.append([("bold", " Your table:"), ("", " up"), *_pick_frags(model, "up", ups, theme, playable, flips),
-                  ("", "   down"), *_pick_frags(model, "down", downs, theme, playable, flips)])
+    lines.append(
+        [
+            ("bold", " Your table:"),
+            ("", " up"),
+            *_pick_frags(model, "up", ups, theme, playable, flips),
+            ("", "   down"),
+            *_pick_frags(model, "down", downs, theme, playable, flips),
+        ]
+    )
     legal = list(view.get("legal") or ())
     turn_line: Line
     if view.get("phase") == "over":
@@ -360,8 +396,9 @@ def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Lin
     lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
     summary_seats = list((model.summary or {}).get("seats") or ())
     stand_ins = {i: str(st["stand_in"]) for i, st in enumerate(summary_seats) if st and st.get("stand_in")}
-    lines += [_player_row(p, view, model.seat, theme, stand_ins.get(int(p.get("seat", 0))))
-              for p in view.get("players") or ()]
+    lines += [
+        _player_row(p, view, model.seat, theme, stand_ins.get(int(p.get("seat", 0)))) for p in view.get("players") or ()
+    ]
     lines += _pile_lines(view, model.names(), theme)
     lines.append(rule(width, theme))
     lines += _my_lines(model, view, width, now, theme)
@@ -390,8 +427,16 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     counts = list(tally.get("places") or ())
     games = sum(row[0] for row in counts if row) if counts else 0
     nplaces = max((len(r) for r in counts), default=0)
-    lines.append([("bold", f" Series: {games} game{'s' if games != 1 else ''}".ljust(24)
-                   + "".join(f"{ordinal(i + 1):>5}" for i in range(nplaces)) + "  lost  timeouts")])
+    lines.append(
+        [
+            (
+                "bold",
+                f" Series: {games} game{'s' if games != 1 else ''}".ljust(24)
+                + "".join(f"{ordinal(i + 1):>5}" for i in range(nplaces))
+                + "  lost  timeouts",
+            )
+        ]
+    )
     losses, timeouts = list(tally.get("losses") or ()), list(tally.get("timeouts") or ())
     for seat, row in enumerate(counts):
         label = f"   {name(seat)}{' (you)' if seat == model.seat else ''}"[:24]
@@ -409,21 +454,48 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
 def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     s = model.summary or {}
-    lines = [_header(f" {s.get('name', 'table')} (table {model.table}) · {s.get('preset', '?')} · waiting",
-                     f"{model.name or ''} ", width), rule(width, theme)]
+    lines = [
+        _header(
+            f" {s.get('name', 'table')} (table {model.table}) · {s.get('preset', '?')} · waiting",
+            f"{model.name or ''} ",
+            width,
+        ),
+        rule(width, theme),
+    ]
     for i, seat in enumerate(s.get("seats") or ()):
         if seat is None:
             lines.append([("", f"  seat {i:>2}  "), ("", "(free)")])
             continue
-        marks = [m for m, on in (("you", i == model.seat), ("bot", seat.get("bot")), ("guest", seat.get("guest")),
-                                 ("AWAY", seat.get("away")),
-                                 (f"{seat.get('stand_in')} plays for them", seat.get("stand_in"))) if on]
-        lines.append([("", f"  seat {i:>2}  "), ("bold", str(seat.get("name", ""))),
-                      ("", f"  {', '.join(marks)}" if marks else "")])
-    clock = f"{s.get('action_seconds', '?')} s per action" + (f", {s['bank_seconds']} s bank"
-                                                              if s.get("bank_seconds") else "")
-    lines.append([("", f"  owner {s.get('owner', '?')} · {clock} · {s.get('spectators', 0)} watching"
-                   + (f" · options {s['options']}" if s.get("options") else ""))])
+        marks = [
+            m
+            for m, on in (
+                ("you", i == model.seat),
+                ("bot", seat.get("bot")),
+                ("guest", seat.get("guest")),
+                ("AWAY", seat.get("away")),
+                (f"{seat.get('stand_in')} plays for them", seat.get("stand_in")),
+            )
+            if on
+        ]
+        lines.append(
+            [
+                ("", f"  seat {i:>2}  "),
+                ("bold", str(seat.get("name", ""))),
+                ("", f"  {', '.join(marks)}" if marks else ""),
+            ]
+        )
+    clock = f"{s.get('action_seconds', '?')} s per action" + (
+        f", {s['bank_seconds']} s bank" if s.get("bank_seconds") else ""
+    )
+    lines.append(
+        [
+            (
+                "",
+                f"  owner {s.get('owner', '?')} · {clock} · {s.get('spectators', 0)} watching"
+                + (f" · options {s['options']}" if s.get("options") else ""),
+            )
+        ]
+    )
     lines.append(rule(width, theme))
     if s.get("owner") == model.name:
         lines.append([("bold", " You own this table: 'bot greedy' adds a bot; 'start' deals when it is full.")])
@@ -434,16 +506,32 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
 def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     where = f"{model.name or '?'} @ {model.server} " if model.server else f"{model.name or '?'} "
-    lines = [_header(f" Lobby · {len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width),
-             [("bold", "   #  name             preset        seats  bots  status   owner      notes")]]
+    lines = [
+        _header(f" Lobby · {len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width),
+        [("bold", "   #  name             preset        seats  bots  status   owner      notes")],
+    ]
     for tid, s in sorted(model.tables.items()):
         seats = s.get("seats") or ()
         taken = len(seats) - int(s.get("free", 0))
-        notes = " ".join(f for f, on in (("password", s.get("password")), ("seeded", s.get("fixed_seed") is not None),
-                                         ("fixed-deck", s.get("fixed_deck"))) if on)
-        lines.append([("", f" {tid:>3}  {str(s.get('name', ''))[:16]:<16} {str(s.get('preset', ''))[:13]:<13} "
-                           f"{taken:>2}/{len(seats):<2}  {s.get('bots', 0):>4}  {str(s.get('status', '')):<8} "
-                           f"{str(s.get('owner', ''))[:10]:<10} {notes}")])
+        notes = " ".join(
+            f
+            for f, on in (
+                ("password", s.get("password")),
+                ("seeded", s.get("fixed_seed") is not None),
+                ("fixed-deck", s.get("fixed_deck")),
+            )
+            if on
+        )
+        lines.append(
+            [
+                (
+                    "",
+                    f" {tid:>3}  {str(s.get('name', ''))[:16]:<16} {str(s.get('preset', ''))[:13]:<13} "
+                    f"{taken:>2}/{len(seats):<2}  {s.get('bots', 0):>4}  {str(s.get('status', '')):<8} "
+                    f"{str(s.get('owner', ''))[:10]:<10} {notes}",
+                )
+            ]
+        )
     if not model.tables:
         lines.append([("", "   (no tables yet: 'create' opens one, 'list' refreshes)")])
     for n, (tid, seat) in enumerate(waiting_seats(model)):
@@ -451,9 +539,15 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         s = model.tables.get(tid) or {}
         stand_in = ((s.get("seats") or [None] * (seat + 1))[seat] or {}).get("stand_in")
         meanwhile = f" ({stand_in} plays it meanwhile)" if stand_in else ""
-        lines.append([(theme.style("bold", "fg:ansiyellow"),
-                       f" Table {tid} ({str(s.get('name', ''))[:16]}) seat {seat} is waiting for you{meanwhile}: "
-                       f"{hint}'resume {tid}' takes it back.")])
+        lines.append(
+            [
+                (
+                    theme.style("bold", "fg:ansiyellow"),
+                    f" Table {tid} ({str(s.get('name', ''))[:16]}) seat {seat} is waiting for you{meanwhile}: "
+                    f"{hint}'resume {tid}' takes it back.",
+                )
+            ]
+        )
     lines.append(rule(width, theme))
     lines.append([("", " create [preset] [seats] · join T · watch T · list · help · quit")])
     return lines
@@ -466,8 +560,12 @@ def _help_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
 
 def _feed_line(line: FeedLine, theme: Theme, width: int) -> list[Line]:
-    base = {"error": theme.style("bold", "fg:ansired"), "game": "bold", "chat": theme.style("", "fg:ansicyan"),
-            "info": theme.style("", "fg:ansiblue")}.get(line.kind, "")
+    base = {
+        "error": theme.style("bold", "fg:ansired"),
+        "game": "bold",
+        "chat": theme.style("", "fg:ansicyan"),
+        "info": theme.style("", "fg:ansiblue"),
+    }.get(line.kind, "")
     frags: Line = [("", " ")]
     for kind, value in line.parts:
         if kind == "c":
@@ -479,8 +577,9 @@ def _feed_line(line: FeedLine, theme: Theme, width: int) -> list[Line]:
     return wrap(frags, width, indent=3)
 
 
-def render_screen(model: Model, *, width: int = 80, height: int = 22, now: float = 0.0,
-                  theme: Theme | None = None) -> list[Line]:
+def render_screen(
+    model: Model, *, width: int = 80, height: int = 22, now: float = 0.0, theme: Theme | None = None
+) -> list[Line]:
     """The main area: at most ``height`` lines of at most ``width`` cells. The screen fitting the
     model (help, lobby, waiting table, game, result) on top; the newest feed lines below, as
     many as fit."""
@@ -512,11 +611,16 @@ def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, 
     dot = "●" if theme.symbols else "*"
     again = f"{dot} connection lost: reconnecting..."
     if model.retry_at is not None and model.gives_up_at is not None:
-        again = (f"{dot} connection lost: reconnecting in {max(0, math.ceil(model.retry_at - now))} s "
-                 f"(attempt {model.attempt}; seat kept {max(0, math.ceil(model.gives_up_at - now))} s more)")
-    conn = {"connected": ("", f"{dot} connected"), "connecting": ("bold", f"{dot} connecting..."),
-            "reconnecting": (theme.style("bold", "fg:ansired"), again),
-            "closed": (theme.style("bold", "fg:ansired"), f"{dot} disconnected")}
+        again = (
+            f"{dot} connection lost: reconnecting in {max(0, math.ceil(model.retry_at - now))} s "
+            f"(attempt {model.attempt}; seat kept {max(0, math.ceil(model.gives_up_at - now))} s more)"
+        )
+    conn = {
+        "connected": ("", f"{dot} connected"),
+        "connecting": ("bold", f"{dot} connecting..."),
+        "reconnecting": (theme.style("bold", "fg:ansired"), again),
+        "closed": (theme.style("bold", "fg:ansired"), f"{dot} disconnected"),
+    }
     style, label = conn.get(model.connection, ("", model.connection))
     line: Line = [(style, " " + label)]
     if model.pending:
@@ -524,8 +628,14 @@ def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, 
     if model.error:
         line += [("", " · "), (theme.style("bold", "fg:ansired"), model.error)]
     elif model.view is not None and model.seat is not None and model.view.get("phase") != "over":
-        line.append(("", " · ←→ card  Space mark  Enter play  ^T take  Tab complete" if theme.symbols else
-                     " · Left/Right card  Space mark  Enter play  ^T take  Tab complete"))
+        line.append(
+            (
+                "",
+                " · ←→ card  Space mark  Enter play  ^T take  Tab complete"
+                if theme.symbols
+                else " · Left/Right card  Space mark  Enter play  ^T take  Tab complete",
+            )
+        )
     else:
         line.append(("", " · Tab completes · 'help' lists the commands"))
     return fit(line, width)

@@ -38,8 +38,9 @@ class Replay:
         inner = record.get("record", record)
         self.meta = record if "record" in record else {}
         self.record = Record.from_dict(inner)
-        self.players: list[str] = list(inner.get("players") or self.meta.get("players")
-                                       or [f"seat {i}" for i in range(self.record.seats)])
+        self.players: list[str] = list(
+            inner.get("players") or self.meta.get("players") or [f"seat {i}" for i in range(self.record.seats)]
+        )
         self.steps = len(self.record.actions)
         self._checkpoints: dict[int, Game] = {0: self.record.replay(0)}
 
@@ -78,12 +79,17 @@ def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> 
         seat, action = replay.record.actions[step - 1]
         lines.append([text(f" {replay.players[seat]}: "), text(format_action(action), "bold")])
         for _, parts in describe_events(events, lambda s: replay.players[s] if s is not None else "everyone"):
-            lines.append([text("   ")] + [card_frag(t, theme) if k == "c" else text(t, "bold" if k == "n" else "")
-                                           for k, t in parts])
+            lines.append(
+                [text("   ")]
+                + [card_frag(t, theme) if k == "c" else text(t, "bold" if k == "n" else "") for k, t in parts]
+            )
     lines.append(rule(width, theme))
     for s in range(game.n):
-        mark = "▶ " if (game.current == s and not game.is_over()) and theme.symbols else (
-            "> " if game.current == s and not game.is_over() else "  ")
+        mark = (
+            "▶ "
+            if (game.current == s and not game.is_over()) and theme.symbols
+            else ("> " if game.current == s and not game.is_over() else "  ")
+        )
         status = ""
         if game.out[s]:
             status = f"  out {ordinal(game.finish.index(s) + 1)}" if s in game.finish else "  out"

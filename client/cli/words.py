@@ -77,8 +77,14 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
     if kind == "game_start":
         return "game", [("t", f"Game {ev.get('game')} is dealt; the dealer is "), ("n", name(ev.get("dealer")))]
     if kind == "swapped":
-        return "event", [*who, ("t", " put "), ("c", str(ev.get("to_face_up"))), ("t", " face up and took "),
-                         ("c", str(ev.get("to_hand"))), ("t", " into the hand")]
+        return "event", [
+            *who,
+            ("t", " put "),
+            ("c", str(ev.get("to_face_up"))),
+            ("t", " face up and took "),
+            ("c", str(ev.get("to_hand"))),
+            ("t", " into the hand"),
+        ]
     if kind == "placed":
         return "event", [*who, ("t", " put "), ("c", str(ev.get("card"))), ("t", f" face up on slot {ev.get('slot')}")]
     if kind == "drew":
@@ -94,8 +100,12 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
         card = ev.get("card")
         return "event", [*who, ("t", " begins")] + ([("t", " (holding "), ("c", str(card)), ("t", ")")] if card else [])
     if kind == "played":
-        return "event", [*who, ("t", " played "), *_cards(ev.get("cards") or ()),
-                         ("t", SOURCE_WORDS.get(str(ev.get("source")), ""))]
+        return "event", [
+            *who,
+            ("t", " played "),
+            *_cards(ev.get("cards") or ()),
+            ("t", SOURCE_WORDS.get(str(ev.get("source")), "")),
+        ]
     if kind == "flipped":
         return "event", [*who, ("t", f" turned over face-down card {ev.get('position')}: "), ("c", str(ev.get("card")))]
     if kind == "gambled":
@@ -123,15 +133,18 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
         return "game", parts
     if kind == "timeout":
         n = ev.get("count", 0)
-        return "event", [*who, ("t", f"'s clock ran out; the server played '{ev.get('action')}' "
-                                     f"({n} timeout{'s' if n != 1 else ''})")]
+        return "event", [
+            *who,
+            ("t", f"'s clock ran out; the server played '{ev.get('action')}' ({n} timeout{'s' if n != 1 else ''})"),
+        ]
     if kind == "back":
         return "event", [*who, ("t", " is back")]
     return "event", [*who, ("t", f" {kind}")]
 
 
-def describe_events(events: Iterable[Mapping[str, Any]], name: Callable[[int | None], str], *,
-                    me: int | None = None) -> list[tuple[str, tuple[Part, ...]]]:
+def describe_events(
+    events: Iterable[Mapping[str, Any]], name: Callable[[int | None], str], *, me: int | None = None
+) -> list[tuple[str, tuple[Part, ...]]]:
     """The events of one ``state`` as feed lines ``(kind, parts)``.
 
     A ``drew`` joins the line of the same seat's play in the same state (``alice played 7h 7d,

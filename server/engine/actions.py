@@ -142,8 +142,9 @@ def is_well_formed(action: object) -> bool:
         return False
     kind, n = action[0], len(action)
     if kind in (PLAY, RUN):
-        return (n == 2 and isinstance(action[1], tuple) and 0 < len(action[1]) <= 64
-                and all(_is_card(c) for c in action[1]))
+        return (
+            n == 2 and isinstance(action[1], tuple) and 0 < len(action[1]) <= 64 and all(_is_card(c) for c in action[1])
+        )
     if kind == FLIP:
         return n == 2 and type(action[1]) is int
     if kind == TAKE:

@@ -57,7 +57,7 @@ def deal(deck: Sequence[int], rules: Rules, seats: int, dealer: int) -> Dealt:
     positions = deal_positions(rules, seats, dealer)
     for c, (zone, s, _) in zip(deck, positions, strict=False):  # the rest is the stock
         zones[zone][s].append(c)
-    return Dealt(zones[FACE_DOWN], zones[FACE_UP], zones[HAND], list(deck[len(positions):]))
+    return Dealt(zones[FACE_DOWN], zones[FACE_UP], zones[HAND], list(deck[len(positions) :]))
 
 
 def check_deck(deck: Sequence[int], rules: Rules) -> None:
@@ -72,8 +72,11 @@ def check_deck(deck: Sequence[int], rules: Rules) -> None:
             parts.append("missing " + " ".join(format_card(c) for c in missing))
         if extra:
             parts.append("not in these decks or too many: " + " ".join(format_card(c) for c in extra))
-        raise RulesError("deck", f"the deck order must hold exactly the {sum(full.values())} cards of "
-                         f"decks={rules.decks}, jokers={rules.jokers}: " + "; ".join(parts))
+        raise RulesError(
+            "deck",
+            f"the deck order must hold exactly the {sum(full.values())} cards of "
+            f"decks={rules.decks}, jokers={rules.jokers}: " + "; ".join(parts),
+        )
 
 
 def _as_cards(cards: Sequence[int | str]) -> list[int]:

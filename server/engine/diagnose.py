@@ -8,8 +8,20 @@ only cards the acting seat named itself or holds, so they never reveal hidden ca
 from __future__ import annotations
 
 from .actions import (
-    ANNOUNCE_KINDS, DRAW, FLIP, GAMBLE, PLACE, PLAY, PLAY_KINDS, READY, RUN,
-    SETUP_KINDS, SWAP, TAKE, format_action, is_well_formed,
+    ANNOUNCE_KINDS,
+    DRAW,
+    FLIP,
+    GAMBLE,
+    PLACE,
+    PLAY,
+    PLAY_KINDS,
+    READY,
+    RUN,
+    SETUP_KINDS,
+    SWAP,
+    TAKE,
+    format_action,
+    is_well_formed,
 )
 from .cards import JOKER, format_card, rank_char
 from .errors import ErrorCode, IllegalAction
@@ -94,8 +106,10 @@ def _play(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
         return _cards(game, seat, action, src)
     if kind == FLIP:
         if src != FACE_DOWN:
-            return _err(ErrorCode.WRONG_SOURCE, "face-down cards come last: play your "
-                        + ("hand" if src == HAND else "face-up cards") + " first")
+            return _err(
+                ErrorCode.WRONG_SOURCE,
+                "face-down cards come last: play your " + ("hand" if src == HAND else "face-up cards") + " first",
+            )
         return _err(ErrorCode.BAD_POSITION, f"no face-down card at position {action[1]}")
     if kind == TAKE:
         if not game.pile:
@@ -122,8 +136,11 @@ def _play(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
         if game.forced >= 0:
             return _err(ErrorCode.MUST_PLAY_ANNOUNCED, f"play the announced {format_card(game.forced)} first")
         if kind == DRAW:
-            return _err(ErrorCode.HAND_TOO_LARGE, f"no drawing now: the hand was above refill_to={rules.refill_to}"
-                        " at the start of the turn, or no play could then leave that many")
+            return _err(
+                ErrorCode.HAND_TOO_LARGE,
+                f"no drawing now: the hand was above refill_to={rules.refill_to}"
+                " at the start of the turn, or no play could then leave that many",
+            )
         return _err(ErrorCode.NOT_ALLOWED, "no gamble after drawing")
     return _err(ErrorCode.NOT_ALLOWED, f"{text!r} is not allowed now")
 
@@ -148,14 +165,20 @@ def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
             return _err(ErrorCode.OPTION_OFF, "runs need the option suit_runs")
         suits = {c & 3 for c in cards}
         rs = sorted(ranks)
-        if (len(cards) < 2 or len(suits) != 1 or JOKER in ranks or len(rs) != len(cards)
-                or rs != list(range(rs[0], rs[0] + len(rs)))):
+        if (
+            len(cards) < 2
+            or len(suits) != 1
+            or JOKER in ranks
+            or len(rs) != len(cards)
+            or rs != list(range(rs[0], rs[0] + len(rs)))
+        ):
             return _err(ErrorCode.NOT_A_RUN, "a run is 2 or more consecutive ranks of one suit")
     elif len(ranks) > 1:
         return _err(ErrorCode.MIXED_RANKS, f"{names}: a play is cards of one rank (or a run with 'run')")
     if game.forced >= 0 and game.forced not in cards:
-        return _err(ErrorCode.MUST_PLAY_ANNOUNCED,
-                    f"the first play must contain the announced {format_card(game.forced)}")
+        return _err(
+            ErrorCode.MUST_PLAY_ANNOUNCED, f"the first play must contain the announced {format_card(game.forced)}"
+        )
     first = cards[0] >> 2
     if not game.pw.beats[game.eff][first]:
         return _err(ErrorCode.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")
@@ -166,7 +189,7 @@ def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
     if src == HAND and game.drew and len(hand) - len(cards) > rules.refill_to:
         return _err(ErrorCode.HAND_TOO_LARGE, f"after drawing, the play must leave at most {rules.refill_to} cards")
     if kind == RUN:
-        return _err(ErrorCode.DOES_NOT_BEAT, "each card of a run must be legal on the one before, "
-                    "and a burn may only come last")
+        return _err(
+            ErrorCode.DOES_NOT_BEAT, "each card of a run must be legal on the one before, and a burn may only come last"
+        )
     return _err(ErrorCode.NOT_ALLOWED, f"{kind} {names} is not allowed now")
-

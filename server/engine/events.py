@@ -14,22 +14,22 @@ from typing import Any
 
 from .cards import format_card, format_cards
 
-SWAPPED = "swapped"          # seat, hand card now face up, face-up card now in hand, slot
-PLACED = "placed"            # seat, card, slot
-DREW = "drew"                # seat, number of cards
-READY = "ready"              # seat
-ANNOUNCED = "announced"      # seat, card
-PASSED = "passed"            # seat
-FIRST = "first_player"       # seat, card that decided it (the announced card, or a 3 ...; None)
-PLAYED = "played"            # seat, cards, source ("hand", "face_up", "face_down", "stock")
-FLIPPED = "flipped"          # seat, position, card
-GAMBLED = "gambled"          # seat, card turned over from the stock
-BURNED = "burned"            # seat, number of cards burned
-TOOK = "took"                # seat, cards picked up
-REVERSED = "reversed"        # seat, new direction (1 clockwise, -1 anticlockwise)
-SKIPPED = "skipped"          # seat that misses its turn
-OUT = "out"                  # seat, place (1 = first out)
-GAME_OVER = "game_over"      # None, places (seats), loser, capped
+SWAPPED = "swapped"  # seat, hand card now face up, face-up card now in hand, slot
+PLACED = "placed"  # seat, card, slot
+DREW = "drew"  # seat, number of cards
+READY = "ready"  # seat
+ANNOUNCED = "announced"  # seat, card
+PASSED = "passed"  # seat
+FIRST = "first_player"  # seat, card that decided it (the announced card, or a 3 ...; None)
+PLAYED = "played"  # seat, cards, source ("hand", "face_up", "face_down", "stock")
+FLIPPED = "flipped"  # seat, position, card
+GAMBLED = "gambled"  # seat, card turned over from the stock
+BURNED = "burned"  # seat, number of cards burned
+TOOK = "took"  # seat, cards picked up
+REVERSED = "reversed"  # seat, new direction (1 clockwise, -1 anticlockwise)
+SKIPPED = "skipped"  # seat that misses its turn
+OUT = "out"  # seat, place (1 = first out)
+GAME_OVER = "game_over"  # None, places (seats), loser, capped
 
 # Field names after ``kind`` and ``seat`` for each event kind, and which of them hold cards.
 _FIELDS: dict[str, tuple[str, ...]] = {

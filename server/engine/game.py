@@ -34,14 +34,44 @@ from collections.abc import Iterable
 from typing import Any
 
 from .actions import (
-    ANNOUNCE, DRAW, DRAW_ONE, FLIP, GAMBLE, GAMBLE_STOCK, PASS, PASS_NOW, PLACE, PLAY, READY,
-    READY_NOW, RUN, SWAP, TAKE, TAKE_PILE, Action, is_well_formed,
+    ANNOUNCE,
+    DRAW,
+    DRAW_ONE,
+    FLIP,
+    GAMBLE,
+    GAMBLE_STOCK,
+    PASS,
+    PASS_NOW,
+    PLACE,
+    PLAY,
+    READY,
+    READY_NOW,
+    RUN,
+    SWAP,
+    TAKE,
+    TAKE_PILE,
+    Action,
+    is_well_formed,
 )
 from .cards import ACE, JOKER
 from .deal import check_deck, deal
 from .events import (
-    ANNOUNCED, BURNED, DREW, FIRST, FLIPPED, GAMBLED, GAME_OVER, OUT, PASSED, PLACED, PLAYED,
-    REVERSED, SKIPPED, SWAPPED, TOOK, Event,
+    ANNOUNCED,
+    BURNED,
+    DREW,
+    FIRST,
+    FLIPPED,
+    GAMBLED,
+    GAME_OVER,
+    OUT,
+    PASSED,
+    PLACED,
+    PLAYED,
+    REVERSED,
+    SKIPPED,
+    SWAPPED,
+    TOOK,
+    Event,
 )
 from .events import READY as READY_EVENT
 from .powers import compile_powers
@@ -96,6 +126,7 @@ class Game:
         check_seats(rules, seats)
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats:
             from .errors import RulesError
+
             raise RulesError("dealer", f"dealer must be a seat 0..{seats - 1}, not {dealer!r}")
         check_deck(deck, rules)
         self.rules = rules
@@ -109,8 +140,7 @@ class Game:
         self.groups: list[dict[int, tuple[int, ...]]] = [_grouped(h) for h in d.hands]
         self.hand_n: list[int] = [len(h) for h in d.hands]
         # ... and for each group every play it allows on its own (rank -> play actions).
-        self.plays: list[dict[int, tuple[Action, ...]]] = [
-            {r: _PLAYS[g] for r, g in gr.items()} for gr in self.groups]
+        self.plays: list[dict[int, tuple[Action, ...]]] = [{r: _PLAYS[g] for r, g in gr.items()} for gr in self.groups]
         if rules.deal_style == "choose":
             self.face_up: list[list[list[int]]] = [[[] for _ in range(rules.face_up)] for _ in range(seats)]
         else:
@@ -225,8 +255,11 @@ class Game:
 
     def cards_held(self, seat: int) -> int:
         """All cards a seat still has: hand, face-up and face-down."""
-        return (self.hand_n[seat] + sum(len(st) for st in self.face_up[seat])
-                + sum(c is not None for c in self.face_down[seat]))
+        return (
+            self.hand_n[seat]
+            + sum(len(st) for st in self.face_up[seat])
+            + sum(c is not None for c in self.face_down[seat])
+        )
 
     def source(self, seat: int) -> str:
         """Where ``seat`` plays from now (C12-C14): hand, face_up or face_down."""
@@ -411,8 +444,7 @@ class Game:
             r = c >> 2
             if not pw.beats[eff][r]:
                 return False
-            if i < last and (pw.burn[r] or (bc and _run_length(
-                    chain(self.pile, run[:i + 1]), r, pw.glass, bc) >= bc)):
+            if i < last and (pw.burn[r] or (bc and _run_length(chain(self.pile, run[: i + 1]), r, pw.glass, bc) >= bc)):
                 return False
             eff = _next_eff(pw, eff, r, empty and i == 0)
         return True
@@ -435,6 +467,7 @@ class Game:
         """
         if type(seat) is not int:  # True == 1 and 1.0 == 1: refuse them before any lookup
             from .diagnose import diagnose
+
             raise diagnose(self, seat, action)
         if self._cache_version == self.version and self._cache_seat == seat:
             legal = self._cache
@@ -453,6 +486,7 @@ class Game:
                 fixed = None
             if fixed is None or fixed not in legal:
                 from .diagnose import diagnose
+
                 raise diagnose(self, seat, action)
             action = legal[legal.index(fixed)]
         self.version += 1
@@ -629,8 +663,9 @@ class Game:
         steps = 2 if any(pw.skip[c >> 2] for c in cards) else 1
         return steps + (len(cards) == 2 and self.rules.pair_skip)
 
-    def _put(self, s: int, cards: tuple[int, ...], count: int, events: list[Event],
-             inner: tuple[int, ...] = ()) -> None:
+    def _put(
+        self, s: int, cards: tuple[int, ...], count: int, events: list[Event], inner: tuple[int, ...] = ()
+    ) -> None:
         """Same-rank ``cards`` land on the pile and the turn moves on.
 
         In order: the effective top and the powers (C7, C8, glass, lower, reverse, skip), a
@@ -651,8 +686,14 @@ class Game:
             # The short path: an ordinary rank can only burn by completing a run (C9).
             pile.extend(cards)
             self.eff = r
-            if bc and (k >= bc or (len(pile) > k and (pile[-k - 1] >> 2 == r or pw.glass[pile[-k - 1] >> 2])
-                                   and _run_length(pile, r, pw.glass, bc) >= bc)):
+            if bc and (
+                k >= bc
+                or (
+                    len(pile) > k
+                    and (pile[-k - 1] >> 2 == r or pw.glass[pile[-k - 1] >> 2])
+                    and _run_length(pile, r, pw.glass, bc) >= bc
+                )
+            ):
                 self._burn(s, events)
                 steps = 0
             elif count == 2 and self._pair_skip:

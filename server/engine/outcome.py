@@ -22,8 +22,7 @@ class Outcome:
         return self.places.index(seat) + 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {"places": list(self.places), "loser": self.loser, "capped": self.capped,
-                "flush": self.flush}
+        return {"places": list(self.places), "loser": self.loser, "capped": self.capped, "flush": self.flush}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Outcome:

@@ -81,8 +81,9 @@ def greedy_policy(game: Game, seat: int, rng: Any = None) -> Action:
             # Lowest rank first, then the most cards (get rid of all copies at once).
             return min(ordinary, key=lambda a: (_keep_value(game, a[1][0]), -len(a[1])))
         big_pile = len(game.pile) >= 6
-        return min(plays, key=lambda a: (not (big_pile and game.pw.burn[a[1][0] >> 2]),
-                                          _keep_value(game, a[1][0]), len(a[1])))
+        return min(
+            plays, key=lambda a: (not (big_pile and game.pw.burn[a[1][0] >> 2]), _keep_value(game, a[1][0]), len(a[1]))
+        )
     for kind in (GAMBLE, DRAW):
         for a in legal:
             if a[0] == kind:

@@ -40,13 +40,43 @@ from .cards import build_deck, format_card
 from .game import PLAYING, Game, _next_eff
 from .rules import Rules
 
-STATE_FIELDS = frozenset({
-    "groups", "hand_n", "plays", "face_up", "face_down", "stock", "pile", "eff", "last_len",
-    "last_player", "burned", "phase", "ready", "current", "direction", "out", "finish",
-    "active", "turn_hand", "drew", "forced", "announcements", "announce_left", "history",
-    "version", "capped", "places", "first_burner", "dealer", "_max_actions", "_cache_version",
-    "_cache_seat", "_cache",
-})
+STATE_FIELDS = frozenset(
+    {
+        "groups",
+        "hand_n",
+        "plays",
+        "face_up",
+        "face_down",
+        "stock",
+        "pile",
+        "eff",
+        "last_len",
+        "last_player",
+        "burned",
+        "phase",
+        "ready",
+        "current",
+        "direction",
+        "out",
+        "finish",
+        "active",
+        "turn_hand",
+        "drew",
+        "forced",
+        "announcements",
+        "announce_left",
+        "history",
+        "version",
+        "capped",
+        "places",
+        "first_burner",
+        "dealer",
+        "_max_actions",
+        "_cache_version",
+        "_cache_seat",
+        "_cache",
+    }
+)
 """Game attributes that describe the state and are set here; every other attribute of a
 :class:`Game` must be fixed by the rules and seat count (the test checks this)."""
 
@@ -157,9 +187,19 @@ def game_from(
     return g
 
 
-def _check(rules: Rules, n: int, hands: Sequence[Sequence[int]], face_up: Sequence[Sequence[Sequence[int]]],
-           face_down: Sequence[Sequence[int | None]], stock: Sequence[int], pile: Sequence[int],
-           burned: Sequence[int], current: int, direction: int, finish: Sequence[int]) -> None:
+def _check(
+    rules: Rules,
+    n: int,
+    hands: Sequence[Sequence[int]],
+    face_up: Sequence[Sequence[Sequence[int]]],
+    face_down: Sequence[Sequence[int | None]],
+    stock: Sequence[int],
+    pile: Sequence[int],
+    burned: Sequence[int],
+    current: int,
+    direction: int,
+    finish: Sequence[int],
+) -> None:
     """Raise :class:`PositionError` unless the zones describe a possible play-phase position."""
     if not (len(hands) == len(face_up) == len(face_down) == n):
         raise PositionError(f"hands, face_up and face_down need one entry per seat ({n})")
@@ -167,8 +207,7 @@ def _check(rules: Rules, n: int, hands: Sequence[Sequence[int]], face_up: Sequen
         if len(face_up[s]) != rules.face_up:
             raise PositionError(f"seat {s}: {len(face_up[s])} face-up slots, the rules deal {rules.face_up}")
         if len(face_down[s]) != rules.face_down:
-            raise PositionError(f"seat {s}: {len(face_down[s])} face-down positions, the rules deal "
-                                f"{rules.face_down}")
+            raise PositionError(f"seat {s}: {len(face_down[s])} face-down positions, the rules deal {rules.face_down}")
     everything: Counter[int] = Counter(stock)
     everything.update(pile)
     everything.update(burned)
@@ -181,8 +220,9 @@ def _check(rules: Rules, n: int, hands: Sequence[Sequence[int]], face_up: Sequen
     if everything != full:
         missing = " ".join(format_card(c) for c in sorted((full - everything).elements())[:5])
         extra = " ".join(format_card(c) for c in sorted((everything - full).elements())[:5])
-        raise PositionError(f"the zones must hold exactly the rules' cards (missing: {missing or '-'}; "
-                            f"extra: {extra or '-'})")
+        raise PositionError(
+            f"the zones must hold exactly the rules' cards (missing: {missing or '-'}; extra: {extra or '-'})"
+        )
     if direction not in (1, -1):
         raise PositionError(f"direction must be 1 or -1, not {direction!r}")
     if len(set(finish)) != len(finish) or any(not 0 <= s < n for s in finish):

@@ -81,12 +81,11 @@ def compile_powers(rules: Rules, seats: int) -> Powers:
         return tuple(r in table and name in table[r] for r in range(_N))
 
     reset, glass, burn = flags("reset"), flags("glass"), flags("burn")
-    anywhere = tuple(
-        r in table and bool({"anywhere", "reset", "glass"} & table[r]) for r in range(_N)
-    )
+    anywhere = tuple(r in table and bool({"anywhere", "reset", "glass"} & table[r]) for r in range(_N))
     lower = tuple(
         (BELOW if "lower_strict" in table[r] else AT_MOST if "lower" in table[r] else NO_DUTY)
-        if r in table else NO_DUTY
+        if r in table
+        else NO_DUTY
         for r in range(_N)
     )
     allows_map = {parse_rank(k): frozenset(parse_rank(ch) for ch in v) for k, v in rules.lower_allows}

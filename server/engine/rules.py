@@ -118,8 +118,15 @@ _ENUMS: dict[str, tuple[str, ...]] = {
     "next_dealer": ("rotate", "loser"),
 }
 _BOOLS = (
-    "draw_before_play", "ten_anywhere", "voluntary_pickup", "karma_stacking", "match_count",
-    "pair_skip", "suit_runs", "stock_gamble", "flush_player",
+    "draw_before_play",
+    "ten_anywhere",
+    "voluntary_pickup",
+    "karma_stacking",
+    "match_count",
+    "pair_skip",
+    "suit_runs",
+    "stock_gamble",
+    "flush_player",
 )
 _INTS: dict[str, tuple[int, int]] = {
     "decks": (1, MAX_DECKS),
@@ -143,37 +150,96 @@ def _classic_powers() -> dict[str, list[str]]:
 # Each preset: (overrides, min players, max players, one-line description).
 PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
     "classic": ({}, 2, 5, "the pagat main description"),
-    "encyclopedia": ({"match_count": True}, 2, 5,
-                     "a play of n>=2 cards must be answered by at least n cards; pair_skip optional"),
-    "six_players": ({"jokers": 2, "powers": {"X": ["glass", "reverse"]}}, 2, 6,
-                    "two jokers: glass and reverse, playable any time"),
+    "encyclopedia": (
+        {"match_count": True},
+        2,
+        5,
+        "a play of n>=2 cards must be answered by at least n cards; pair_skip optional",
+    ),
+    "six_players": (
+        {"jokers": 2, "powers": {"X": ["glass", "reverse"]}},
+        2,
+        6,
+        "two jokers: glass and reverse, playable any time",
+    ),
     "alt_deal": ({"deal_style": "choose"}, 2, 5, "6 cards in hand, choose 3 to put face up"),
-    "gultnieks": ({"powers": {"7": ["lower"], "8": ["reverse", "glass"]},
-                   "lower_allows": {"7": "8T"}}, 2, 5,
-                  "7: next play 7 or lower (or 8, 10); 8: glass and reverse"),
-    "karma": ({"karma_stacking": True, "after_pickup": "previous"}, 2, 5,
-              "equal face-up cards stack; the player before a pick-up leads next"),
-    "smeghead": ({"decks": 2, "face_down": 4, "face_up": 4, "hand": 4,
-                  "flush_player": True}, 2, 8, "two decks, 4/4/4, the first burner is the flush player"),
+    "gultnieks": (
+        {"powers": {"7": ["lower"], "8": ["reverse", "glass"]}, "lower_allows": {"7": "8T"}},
+        2,
+        5,
+        "7: next play 7 or lower (or 8, 10); 8: glass and reverse",
+    ),
+    "karma": (
+        {"karma_stacking": True, "after_pickup": "previous"},
+        2,
+        5,
+        "equal face-up cards stack; the player before a pick-up leads next",
+    ),
+    "smeghead": (
+        {"decks": 2, "face_down": 4, "face_up": 4, "hand": 4, "flush_player": True},
+        2,
+        8,
+        "two decks, 4/4/4, the first burner is the flush player",
+    ),
     "west_kent": ({"face_down": 5, "face_up": 5, "hand": 5}, 2, 3, "5/5/5, 2 or 3 players"),
-    "guarducci": ({"jokers": 2,
-                   "powers": {"7": ["glass"], "8": ["lower"], "X": ["skip", "anywhere"]},
-                   "lower_allows": {"8": "X"}, "glass_on_empty": "rank", "joker_as": "glass",
-                   "suit_runs": True, "after_pickup": "previous"}, 2, 5,
-                  "7 glass, 8 lower, jokers skip, suit runs, previous player leads after a pick-up"),
+    "guarducci": (
+        {
+            "jokers": 2,
+            "powers": {"7": ["glass"], "8": ["lower"], "X": ["skip", "anywhere"]},
+            "lower_allows": {"8": "X"},
+            "glass_on_empty": "rank",
+            "joker_as": "glass",
+            "suit_runs": True,
+            "after_pickup": "previous",
+        },
+        2,
+        5,
+        "7 glass, 8 lower, jokers skip, suit runs, previous player leads after a pick-up",
+    ),
     "finnish": ({"face_down": 4, "face_up": 4, "hand": 3}, 2, 4, "4/4/3, no jokers"),
     "ten_two_slide": ({"hand": 4}, 2, 5, "3/3/4"),
-    "egilsson": ({"powers": {"5": ["lower_strict", "anywhere"]}, "stock_gamble": True}, 2, 5,
-                 "5 playable on anything, next play below 5; may turn over the stock's top card"),
-    "wikibooks": ({"decks": 2, "deal_style": "choose", "face_down": 3, "face_up": 3, "hand": 5,
-                   "refill_to": 3, "draw_before_play": True, "ten_anywhere": False,
-                   "burn_count": 5, "voluntary_pickup": False, "faceup_fail": "leave",
-                   "opening": "announce", "next_dealer": "loser"}, 2, 9,
-                  "German rules: two decks, choose face-up, announce the opening, five burn"),
-    "linz": ({"face_down": 3, "face_up": 3, "hand": 5, "draw_before_play": True,
-              "powers": {"7": ["lower"], "8": ["glass"]}, "lower_allows": {"7": "8T"},
-              "burn_count": 4, "faceup_fail": "leave", "voluntary_pickup": False}, 2, 4,
-             "Linz club rules: 3/3/5, 7 lower, 8 invisible, draw before play"),
+    "egilsson": (
+        {"powers": {"5": ["lower_strict", "anywhere"]}, "stock_gamble": True},
+        2,
+        5,
+        "5 playable on anything, next play below 5; may turn over the stock's top card",
+    ),
+    "wikibooks": (
+        {
+            "decks": 2,
+            "deal_style": "choose",
+            "face_down": 3,
+            "face_up": 3,
+            "hand": 5,
+            "refill_to": 3,
+            "draw_before_play": True,
+            "ten_anywhere": False,
+            "burn_count": 5,
+            "voluntary_pickup": False,
+            "faceup_fail": "leave",
+            "opening": "announce",
+            "next_dealer": "loser",
+        },
+        2,
+        9,
+        "German rules: two decks, choose face-up, announce the opening, five burn",
+    ),
+    "linz": (
+        {
+            "face_down": 3,
+            "face_up": 3,
+            "hand": 5,
+            "draw_before_play": True,
+            "powers": {"7": ["lower"], "8": ["glass"]},
+            "lower_allows": {"7": "8T"},
+            "burn_count": 4,
+            "faceup_fail": "leave",
+            "voluntary_pickup": False,
+        },
+        2,
+        4,
+        "Linz club rules: 3/3/5, 7 lower, 8 invisible, draw before play",
+    ),
 }
 
 
@@ -189,7 +255,7 @@ def _allowed(name: str) -> str:
     if name == "powers":
         return "a map of rank (2-9, T, J, Q, K, A, X) to a list of: " + ", ".join(POWER_NAMES)
     if name == "lower_allows":
-        return "a map of rank to a string of ranks, e.g. {\"7\": \"8T\"}"
+        return 'a map of rank to a string of ranks, e.g. {"7": "8T"}'
     return "?"
 
 
@@ -232,8 +298,9 @@ def _merge_powers(base: dict[str, list[str]], value: Any) -> dict[str, list[str]
             raise RulesError("powers", f"option 'powers': the powers of {rk} must be a list, not {plist!r}")
         for p in plist:
             if p not in POWER_NAMES:
-                raise RulesError("powers", f"option 'powers': unknown power {p!r} for {rk}; "
-                                 f"allowed: {', '.join(POWER_NAMES)}")
+                raise RulesError(
+                    "powers", f"option 'powers': unknown power {p!r} for {rk}; allowed: {', '.join(POWER_NAMES)}"
+                )
         merged[rk] = list(dict.fromkeys(plist))
     return merged
 
@@ -294,8 +361,9 @@ def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None
             raise RulesError("powers", f"option 'powers': {rk} cannot be both reset and lower")
     for rk in lower_allows:
         if not {"lower", "lower_strict"} & set(powers.get(rk, ())):
-            raise RulesError("lower_allows", f"option 'lower_allows' names {rk}, which has no lower "
-                             "or lower_strict power")
+            raise RulesError(
+                "lower_allows", f"option 'lower_allows' names {rk}, which has no lower or lower_strict power"
+            )
 
     rules = Rules(
         preset=preset,
@@ -306,10 +374,13 @@ def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None
         **values,
     )
     if rules.cards_per_player() * rules.min_players > rules.deck_size():
-        raise RulesError("hand", f"impossible deal: {rules.cards_per_player()} cards each "
-                         f"(face_down + face_up + hand) for {rules.min_players} players needs more "
-                         f"than the {rules.deck_size()} cards of {rules.decks} deck(s) and "
-                         f"{rules.jokers} joker(s)")
+        raise RulesError(
+            "hand",
+            f"impossible deal: {rules.cards_per_player()} cards each "
+            f"(face_down + face_up + hand) for {rules.min_players} players needs more "
+            f"than the {rules.deck_size()} cards of {rules.decks} deck(s) and "
+            f"{rules.jokers} joker(s)",
+        )
     return rules
 
 
@@ -318,10 +389,14 @@ def check_seats(rules: Rules, seats: int) -> None:
     if isinstance(seats, bool) or not isinstance(seats, int):
         raise RulesError("seats", f"the number of players must be an integer, not {seats!r}")
     if not rules.min_players <= seats <= rules.max_players:
-        raise RulesError("seats", f"preset {rules.preset!r} is for {rules.min_players} to "
-                         f"{rules.max_players} players, not {seats}")
+        raise RulesError(
+            "seats", f"preset {rules.preset!r} is for {rules.min_players} to {rules.max_players} players, not {seats}"
+        )
     need = rules.cards_per_player() * seats
     if need > rules.deck_size():
-        raise RulesError("decks", f"impossible deal: {seats} players x {rules.cards_per_player()} "
-                         f"cards = {need}, but decks={rules.decks} and jokers={rules.jokers} "
-                         f"give only {rules.deck_size()} cards")
+        raise RulesError(
+            "decks",
+            f"impossible deal: {seats} players x {rules.cards_per_player()} "
+            f"cards = {need}, but decks={rules.decks} and jokers={rules.jokers} "
+            f"give only {rules.deck_size()} cards",
+        )

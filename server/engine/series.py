@@ -42,8 +42,9 @@ class Series:
     passes clockwise (``next_dealer: rotate``) or to the loser (``next_dealer: loser``).
     """
 
-    def __init__(self, rules: Rules, seats: int, *, rng: Any = None, seed: int | None = None,
-                 first_dealer: int | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seats: int, *, rng: Any = None, seed: int | None = None, first_dealer: int | None = None
+    ) -> None:
         check_seats(rules, seats)
         self.rules = rules
         self.seats = seats

@@ -57,8 +57,9 @@ def play_game(game: Game, policies: list[Policy], rng: random.Random, stats: Sim
     stats.losses[outcome.loser] += 1
 
 
-def simulate(preset: str, players: int, games: int, policies: list[Policy], seed: int,
-             options: dict[str, Any] | None = None) -> SimStats:
+def simulate(
+    preset: str, players: int, games: int, policies: list[Policy], seed: int, options: dict[str, Any] | None = None
+) -> SimStats:
     """Play ``games`` games; game ``i`` is dealt from ``seed`` and ``i`` (repeatable)."""
     rules = make_rules(preset, options)
     stats = SimStats(losses=[0] * players)
@@ -84,15 +85,23 @@ def _option(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="shithead-sim", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="classic", help="a preset name, or 'all' (default classic)")
-    parser.add_argument("--players", default="4",
-                        help="number of players, or 'all' for every count the preset allows (default 4, "
-                             "or the preset's maximum if smaller)")
+    parser.add_argument(
+        "--players",
+        default="4",
+        help="number of players, or 'all' for every count the preset allows (default 4, "
+        "or the preset's maximum if smaller)",
+    )
     parser.add_argument("--games", type=int, default=100, help="games per preset and player count")
-    parser.add_argument("--policy", default="random",
-                        help="random or greedy, or a comma list with one policy per seat")
+    parser.add_argument("--policy", default="random", help="random or greedy, or a comma list with one policy per seat")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("-o", "--option", type=_option, action="append", default=[],
-                        help="rule option override name=value (JSON value), repeatable")
+    parser.add_argument(
+        "-o",
+        "--option",
+        type=_option,
+        action="append",
+        default=[],
+        help="rule option override name=value (JSON value), repeatable",
+    )
     args = parser.parse_args(argv)
 
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
@@ -101,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     for n in names:
         if n not in POLICIES:
             parser.error(f"unknown policy {n!r}; choose from {', '.join(POLICIES)}")
-    print(f"{'preset':14} {'pl':>2} {'games':>6} {'actions':>8} {'burns':>6} {'pickups':>7} "
-          f"{'capped':>6} {'games/s':>8}  losses by seat")
+    print(
+        f"{'preset':14} {'pl':>2} {'games':>6} {'actions':>8} {'burns':>6} {'pickups':>7} "
+        f"{'capped':>6} {'games/s':>8}  losses by seat"
+    )
     failed = False
     for preset in presets:
         try:
@@ -124,9 +135,11 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 continue
             g = max(st.games, 1)
-            print(f"{preset:14} {players:>2} {st.games:>6} {st.actions / g:>8.1f} {st.burns / g:>6.1f} "
-                  f"{st.pickups / g:>7.1f} {st.capped:>6} {st.games / max(st.seconds, 1e-9):>8.1f}  "
-                  f"{' '.join(str(x) for x in st.losses)}")
+            print(
+                f"{preset:14} {players:>2} {st.games:>6} {st.actions / g:>8.1f} {st.burns / g:>6.1f} "
+                f"{st.pickups / g:>7.1f} {st.capped:>6} {st.games / max(st.seconds, 1e-9):>8.1f}  "
+                f"{' '.join(str(x) for x in st.losses)}"
+            )
     return 1 if failed else 0
 
 

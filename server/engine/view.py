@@ -41,7 +41,8 @@ def to_beat(game: Game) -> dict[str, Any]:
         "rule": rule,
         "rank": rank_char(eff),
         "also": sorted((rank_char(r) for r in pw.allows[eff]), key=lambda ch: "23456789TJQKAX".index(ch))
-        if duty else [],
+        if duty
+        else [],
         "min_cards": min_cards,
     }
     if pw.value[eff] != eff:
@@ -67,12 +68,19 @@ def player_view(game: Game, s: int) -> dict[str, Any]:
 
 def player_key(game: Game, s: int) -> tuple[Any, ...]:
     """A value that changes whenever :func:`player_view` of ``s`` changes (for caching it)."""
-    return (game.hand_n[s], tuple(map(tuple, game.face_up[s])), tuple(game.face_down[s]), game.out[s],
-            game.ready[s], game.places)
+    return (
+        game.hand_n[s],
+        tuple(map(tuple, game.face_up[s])),
+        tuple(game.face_down[s]),
+        game.out[s],
+        game.ready[s],
+        game.places,
+    )
 
 
-def public_view(game: Game, decorations: list[dict[str, Any]] | None = None, *,
-                players: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def public_view(
+    game: Game, decorations: list[dict[str, Any]] | None = None, *, players: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Everything every seat and spectator may see: the view without ``seat``, ``hand`` and
     ``legal``. A server builds it once per change and adds :func:`seat_part` per seat.
     ``decorations``: per seat, entries a server adds to that player (name, away...).

@@ -26,15 +26,31 @@ from .standings import Row
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="shithead-tournament", description="Run a tournament of Shithead bots.",
-                                epilog="Results go to OUT/results.csv, OUT/standings.json and OUT/records/.")
-    p.add_argument("bots", nargs="*", metavar="BOT", help="bundled bots as participants: greedy, random, search "
-                   "(NAME=BOT to name one; repeats are numbered)")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME=COMMAND",
-                   help="a bot program to start as participant NAME (placeholders {host} {port} {tournament} "
-                        "{name} {password})")
-    p.add_argument("--account", action="append", default=[], metavar="NAME",
-                   help="a bot account that connects and registers by itself (use with --server)")
+    p = argparse.ArgumentParser(
+        prog="shithead-tournament",
+        description="Run a tournament of Shithead bots.",
+        epilog="Results go to OUT/results.csv, OUT/standings.json and OUT/records/.",
+    )
+    p.add_argument(
+        "bots",
+        nargs="*",
+        metavar="BOT",
+        help="bundled bots as participants: greedy, random, search (NAME=BOT to name one; repeats are numbered)",
+    )
+    p.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="a bot program to start as participant NAME (placeholders {host} {port} {tournament} {name} {password})",
+    )
+    p.add_argument(
+        "--account",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a bot account that connects and registers by itself (use with --server)",
+    )
     p.add_argument("--games", type=int, default=100, help="games to play, rounded up to whole deals (default 100)")
     p.add_argument("--seats", type=int, default=4, help="players per table (default 4)")
     p.add_argument("--schedule", choices=["round-robin", "gauntlet"], default="round-robin")
@@ -42,8 +58,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--permute", action="store_true", help="replay each deal in every seating, not only rotations")
     p.add_argument("--concurrency", type=int, default=2, help="tables at once (default 2)")
     p.add_argument("--preset", default="classic", help="rules preset (default classic)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule option (VALUE as JSON, e.g. jokers=2)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule option (VALUE as JSON, e.g. jokers=2)",
+    )
     p.add_argument("--seconds", type=float, default=5.0, help="time per action before the default action (5)")
     p.add_argument("--seed", type=int, help="master seed of every deal (default: random, printed)")
     p.add_argument("--every", type=int, default=50, help="print the standings every K games (default 50)")
@@ -80,16 +101,28 @@ def make_plan(args: argparse.Namespace) -> Plan:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    return Plan(entrants=entrants, preset=args.preset, options=options, seats=args.seats, games=args.games,
-                schedule=args.schedule, hero=args.hero, permute=args.permute,
-                master_seed=args.seed if args.seed is not None else secrets.randbits(63),
-                action_seconds=args.seconds, concurrency=args.concurrency, every=args.every)
+    return Plan(
+        entrants=entrants,
+        preset=args.preset,
+        options=options,
+        seats=args.seats,
+        games=args.games,
+        schedule=args.schedule,
+        hero=args.hero,
+        permute=args.permute,
+        master_seed=args.seed if args.seed is not None else secrets.randbits(63),
+        action_seconds=args.seconds,
+        concurrency=args.concurrency,
+        every=args.every,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         if args.resume is not None:
             out = args.resume
@@ -110,8 +143,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             results = asyncio.run(run(plan, out, server=args.server, progress=progress))
         except KeyboardInterrupt:
-            print(f"\ninterrupted: finished games are in {out}/results.csv; "
-                  f"continue with: shithead-tournament --resume {out}", file=sys.stderr)
+            print(
+                f"\ninterrupted: finished games are in {out}/results.csv; "
+                f"continue with: shithead-tournament --resume {out}",
+                file=sys.stderr,
+            )
             return 130
         except (OSError, ConnectionError, TimeoutError, RuntimeError) as exc:
             print(f"shithead-tournament: {exc}", file=sys.stderr)
@@ -130,8 +166,19 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
 
         # Games done of the total, the rate, and the time left (the rate includes the games of
         # an earlier run when resuming, so the estimate starts high and settles).
-        shown = [f.Label(), f.Text(" "), f.Percentage(), f.Text(" "), f.Bar(), f.Text(" "), f.Progress(),
-                 f.Text(" games, "), f.IterationsPerSecond(), f.Text(" games/s, left "), f.TimeLeft()]
+        shown = [
+            f.Label(),
+            f.Text(" "),
+            f.Percentage(),
+            f.Text(" "),
+            f.Bar(),
+            f.Text(" "),
+            f.Progress(),
+            f.Text(" games, "),
+            f.IterationsPerSecond(),
+            f.Text(" games/s, left "),
+            f.TimeLeft(),
+        ]
         bar = stack.enter_context(ProgressBar(title="shithead-tournament", formatters=shown))
         counter = bar(label="games", total=1)
         state = {"done": 0}
@@ -148,8 +195,10 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
 
         def leaders(rows: list[Row], done: int) -> None:
             # The bar has room for one line: the ranking with ratings; the full table comes at the end.
-            say(f"after {done} games: " + "  ".join(f"{i}. {r.name} {r.mu:.1f}±{r.rating_interval:.1f}"
-                                                    for i, r in enumerate(rows, 1)))
+            say(
+                f"after {done} games: "
+                + "  ".join(f"{i}. {r.name} {r.mu:.1f}±{r.rating_interval:.1f}" for i, r in enumerate(rows, 1))
+            )
 
         return Progress(on_game, say, leaders)
 

@@ -82,10 +82,20 @@ class Finished:
 
     def to_dict(self) -> dict[str, Any]:
         r = self.result
-        return {"number": r.number, "deal": r.deal, "seed": self.spec.seed, "rotation": self.spec.rotation,
-                "seats": list(r.seats), "places": list(r.places), "capped": r.capped,
-                "timeouts": list(r.timeouts), "illegal": list(r.illegal), "disconnects": list(r.disconnects),
-                "actions": self.actions, "server_game": self.server_game}
+        return {
+            "number": r.number,
+            "deal": r.deal,
+            "seed": self.spec.seed,
+            "rotation": self.spec.rotation,
+            "seats": list(r.seats),
+            "places": list(r.places),
+            "capped": r.capped,
+            "timeouts": list(r.timeouts),
+            "illegal": list(r.illegal),
+            "disconnects": list(r.disconnects),
+            "actions": self.actions,
+            "server_game": self.server_game,
+        }
 
 
 @dataclass
@@ -131,8 +141,15 @@ class Tournament:
         if missing:
             raise TournamentError("NOT_ENOUGH_PLAYERS", "still waiting for: " + ", ".join(missing))
         try:
-            games = schedule(names, table_size=s.seats, games=s.games, master_seed=s.master_seed,
-                             kind=s.schedule, hero=s.hero, permute=s.permute)
+            games = schedule(
+                names,
+                table_size=s.seats,
+                games=s.games,
+                master_seed=s.master_seed,
+                kind=s.schedule,
+                hero=s.hero,
+                permute=s.permute,
+            )
         except ValueError as exc:
             raise TournamentError("NOT_ENOUGH_PLAYERS", str(exc)) from None
         done = set(s.done)
@@ -158,12 +175,30 @@ class Tournament:
     def table_of(self, table_id: int) -> GameSpec | None:
         return self.running.get(table_id)
 
-    def game_finished(self, table_id: int, places: Sequence[int], *, capped: bool, timeouts: Sequence[int],
-                      illegal: Sequence[int], disconnects: Sequence[int], actions: int, server_game: int) -> Finished:
+    def game_finished(
+        self,
+        table_id: int,
+        places: Sequence[int],
+        *,
+        capped: bool,
+        timeouts: Sequence[int],
+        illegal: Sequence[int],
+        disconnects: Sequence[int],
+        actions: int,
+        server_game: int,
+    ) -> Finished:
         """Record the game played at ``table_id``; the tournament is FINISHED after the last."""
         spec = self.running.pop(table_id)
-        result = GameResult(spec.number, spec.deal, spec.seats, tuple(places), capped, tuple(timeouts),
-                            tuple(illegal), tuple(disconnects))
+        result = GameResult(
+            spec.number,
+            spec.deal,
+            spec.seats,
+            tuple(places),
+            capped,
+            tuple(timeouts),
+            tuple(illegal),
+            tuple(disconnects),
+        )
         fin = Finished(spec, result, actions, server_game)
         self.finished.append(fin)
         if not self.pending and not self.running:
@@ -178,15 +213,29 @@ class Tournament:
         rows = standings(names, results) if names else []
         h2h = head_to_head(names, results)
         return {
-            "tournament": self.id, "name": s.name, "organiser": self.organiser, "status": self.status,
-            "preset": s.preset, "options": s.options, "seats": s.seats, "games": s.games, "schedule": s.schedule,
-            "hero": s.hero, "permute": s.permute, "master_seed": s.master_seed, "concurrency": s.concurrency,
+            "tournament": self.id,
+            "name": s.name,
+            "organiser": self.organiser,
+            "status": self.status,
+            "preset": s.preset,
+            "options": s.options,
+            "seats": s.seats,
+            "games": s.games,
+            "schedule": s.schedule,
+            "hero": s.hero,
+            "permute": s.permute,
+            "master_seed": s.master_seed,
+            "concurrency": s.concurrency,
             "action_seconds": s.action_seconds,
-            "participants": [{"name": p.name, "bot": p.bot, "house": p.house, "connected": p.connected}
-                             for p in self.participants.values()],
-            "games_total": self.total, "games_finished": len(self.finished) + len(s.done),
+            "participants": [
+                {"name": p.name, "bot": p.bot, "house": p.house, "connected": p.connected}
+                for p in self.participants.values()
+            ],
+            "games_total": self.total,
+            "games_finished": len(self.finished) + len(s.done),
             "tables": sorted(self.running),
             "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)],
-            "head_to_head": {a: {b: (None if v != v else round(v, 4)) for b, v in cols.items()}
-                             for a, cols in h2h.items()},
+            "head_to_head": {
+                a: {b: (None if v != v else round(v, 4)) for b, v in cols.items()} for a, cols in h2h.items()
+            },
         }

@@ -98,8 +98,10 @@ class Plan:
 
     def meta(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k not in ("entrants", "every")} | {
-            "participants": [{"name": e.name, "kind": e.kind, "bot": e.bot, "command": e.command}
-                             for e in self.entrants]}
+            "participants": [
+                {"name": e.name, "kind": e.kind, "bot": e.bot, "command": e.command} for e in self.entrants
+            ]
+        }
 
 
 def parse_entrant(text: str) -> Entrant:
@@ -107,8 +109,10 @@ def parse_entrant(text: str) -> Entrant:
     name, _, bot = text.partition("=")
     bot = bot or name
     if bot not in bot_names():
-        raise ValueError(f"unknown bundled bot {bot!r} (bundled: {', '.join(bot_names())}); "
-                         "use --engine NAME=COMMAND for a program, --account NAME for a bot account")
+        raise ValueError(
+            f"unknown bundled bot {bot!r} (bundled: {', '.join(bot_names())}); "
+            "use --engine NAME=COMMAND for a program, --account NAME for a bot account"
+        )
     return Entrant(name, "bundled", bot=bot)
 
 
@@ -133,8 +137,19 @@ class LocalServer:
 
     def __init__(self, db: Path, log_path: Path) -> None:
         self.log_fh = log_path.open("a", encoding="utf-8")
-        cmd = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
-               "--log-level", "WARNING"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            "--log-level",
+            "WARNING",
+        ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -163,8 +178,9 @@ class Engine:
     def __init__(self, entrant: Entrant, fields: dict[str, Any], log_dir: Path) -> None:
         assert entrant.command is not None
         self.entrant = entrant
-        self.argv = [part.format(**fields, name=entrant.name, password=entrant.password)
-                     for part in shlex.split(entrant.command)]
+        self.argv = [
+            part.format(**fields, name=entrant.name, password=entrant.password) for part in shlex.split(entrant.command)
+        ]
         self.log_path = log_dir / f"{entrant.name}.log"
         self.crashes = 0
         self.proc: asyncio.subprocess.Process | None = None
@@ -234,14 +250,31 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         org = await Client.connect(host, port, client_name="shithead-tournament")
         clients.append(org)
         await org.login(f"organiser-{secrets.token_hex(3)}", guest=True)
-        tid = int((await org.request(
-            CreateTournament, name=out.name[:40] or "tournament", preset=plan.preset, options=plan.options or None,
-            seats=plan.seats, games=plan.games, schedule=plan.schedule, hero=plan.hero, permute=plan.permute,
-            master_seed=plan.master_seed, action_seconds=plan.action_seconds, concurrency=plan.concurrency,
-            participants=plan.names, done=sorted(done) or None))["tournament"])
-        progress.say(f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
-                     f"{plan.games} games, master seed {plan.master_seed}"
-                     + (f", {len(done)} games already played" if done else ""))
+        tid = int(
+            (
+                await org.request(
+                    CreateTournament,
+                    name=out.name[:40] or "tournament",
+                    preset=plan.preset,
+                    options=plan.options or None,
+                    seats=plan.seats,
+                    games=plan.games,
+                    schedule=plan.schedule,
+                    hero=plan.hero,
+                    permute=plan.permute,
+                    master_seed=plan.master_seed,
+                    action_seconds=plan.action_seconds,
+                    concurrency=plan.concurrency,
+                    participants=plan.names,
+                    done=sorted(done) or None,
+                )
+            )["tournament"]
+        )
+        progress.say(
+            f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
+            f"{plan.games} games, master seed {plan.master_seed}"
+            + (f", {len(done)} games already played" if done else "")
+        )
         fields = {"host": host, "port": port, "tournament": tid}
         for e in plan.entrants:
             if e.kind == "bundled":
@@ -249,8 +282,9 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 clients.append(c)
                 await c.login(e.name, e.password, bot=True)
                 bot = e.bot or e.name
-                player = TournamentPlayer(c, _seeded(bot, plan.master_seed, e.name), tid,
-                                          think_in_thread=bot == "search")
+                player = TournamentPlayer(
+                    c, _seeded(bot, plan.master_seed, e.name), tid, think_in_thread=bot == "search"
+                )
                 players.append(asyncio.create_task(player.run()))
             elif e.kind == "engine":
                 eng = Engine(e, fields, out)
@@ -262,16 +296,24 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         async for msg in org.messages():
             if msg["type"] == "tournament_game" and msg["tournament"] == tid:
                 r = msg["result"]
-                res = GameResult(r["number"], r["deal"], tuple(r["seats"]), tuple(r["places"]), r["capped"],
-                                 tuple(r["timeouts"]), tuple(r["illegal"]), tuple(r["disconnects"]))
-                results.add(res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"],
-                            server_game=r["server_game"])
+                res = GameResult(
+                    r["number"],
+                    r["deal"],
+                    tuple(r["seats"]),
+                    tuple(r["places"]),
+                    r["capped"],
+                    tuple(r["timeouts"]),
+                    tuple(r["illegal"]),
+                    tuple(r["disconnects"]),
+                )
+                results.add(
+                    res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"], server_game=r["server_game"]
+                )
                 finished.append(res)
                 total += 1
                 try:
                     record = await org.get_record(r["server_game"])
-                    (out / "records" / f"{r['number']}.json").write_text(json.dumps(record) + "\n",
-                                                                       encoding="utf-8")
+                    (out / "records" / f"{r['number']}.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
                 except Exception as exc:  # a missing record is reported, not fatal
                     log.warning("no record for game %d: %s", r["number"], exc)
                 progress.on_game(total, _total_games(plan))
@@ -306,8 +348,10 @@ def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Any]:
     """Bundled bots get a random generator seeded by the master seed, their name and the game
     number: the same tournament plays the same way again (resume relies on it only for the
     games it still has to play)."""
+
     def make(game: int) -> Any:
         return make_bot(bot, random.Random(f"{master_seed}:{name}:{game}"))
+
     return make
 
 
@@ -318,8 +362,9 @@ def _total_games(plan: Plan) -> int:
     return -(-plan.games // per) * per
 
 
-async def _wait_for_registrations(org: Client, tid: int, plan: Plan, progress: Progress,
-                                  timeout: float = 120.0) -> None:
+async def _wait_for_registrations(
+    org: Client, tid: int, plan: Plan, progress: Progress, timeout: float = 120.0
+) -> None:
     """Until every participant has registered (programs need a moment to start)."""
     began = time.monotonic()
     said = False
@@ -339,8 +384,9 @@ async def _wait_for_registrations(org: Client, tid: int, plan: Plan, progress: P
 
 def final_report(plan: Plan, results: list[GameResult]) -> list[str]:
     rows = standings(plan.names, results)
-    lines = format_standings(rows, title=f"Standings after {len(results)} games (rating: openskill "
-                                          "Plackett-Luce, ± 95 %)")
+    lines = format_standings(
+        rows, title=f"Standings after {len(results)} games (rating: openskill Plackett-Luce, ± 95 %)"
+    )
     lines.append("")
     lines.append("Head to head: mean place of row minus column (negative: row finished ahead)")
     lines += format_head_to_head(plan.names, head_to_head(plan.names, results))

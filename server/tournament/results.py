@@ -20,8 +20,23 @@ from typing import Any
 
 from .standings import GameResult, Row, head_to_head
 
-COLUMNS = ("game", "deal", "seed", "rotation", "seats", "seat", "participant", "place", "loser", "capped",
-           "timeouts", "illegal", "disconnects", "actions", "server_game")
+COLUMNS = (
+    "game",
+    "deal",
+    "seed",
+    "rotation",
+    "seats",
+    "seat",
+    "participant",
+    "place",
+    "loser",
+    "capped",
+    "timeouts",
+    "illegal",
+    "disconnects",
+    "actions",
+    "server_game",
+)
 
 
 class ResultsFile:
@@ -47,10 +62,25 @@ class ResultsFile:
         rows = []
         for seat, name in enumerate(res.seats):
             place = res.place_of(seat)
-            rows.append((res.number, res.deal, seed, rotation, n, seat, name, place, int(place == n), int(res.capped),
-                         res.timeouts[seat] if res.timeouts else 0, res.illegal[seat] if res.illegal else 0,
-                         res.disconnects[seat] if res.disconnects else 0, actions,
-                         "" if server_game is None else server_game))
+            rows.append(
+                (
+                    res.number,
+                    res.deal,
+                    seed,
+                    rotation,
+                    n,
+                    seat,
+                    name,
+                    place,
+                    int(place == n),
+                    int(res.capped),
+                    res.timeouts[seat] if res.timeouts else 0,
+                    res.illegal[seat] if res.illegal else 0,
+                    res.disconnects[seat] if res.disconnects else 0,
+                    actions,
+                    "" if server_game is None else server_game,
+                )
+            )
         self._write_rows(rows)
 
     def close(self) -> None:
@@ -77,16 +107,28 @@ def read_results(path: str | Path) -> list[GameResult]:
         if not whole or sorted(int(r["place"]) for r in rows) != list(range(1, n + 1)):
             continue
         places = tuple(int(r["seat"]) for r in sorted(rows, key=lambda r: int(r["place"])))
-        out.append(GameResult(number=number, deal=int(rows[0]["deal"]), seats=tuple(r["participant"] for r in rows),
-                              places=places, capped=rows[0]["capped"] == "1",
-                              timeouts=tuple(int(r["timeouts"]) for r in rows),
-                              illegal=tuple(int(r["illegal"]) for r in rows),
-                              disconnects=tuple(int(r["disconnects"]) for r in rows)))
+        out.append(
+            GameResult(
+                number=number,
+                deal=int(rows[0]["deal"]),
+                seats=tuple(r["participant"] for r in rows),
+                places=places,
+                capped=rows[0]["capped"] == "1",
+                timeouts=tuple(int(r["timeouts"]) for r in rows),
+                illegal=tuple(int(r["illegal"]) for r in rows),
+                disconnects=tuple(int(r["disconnects"]) for r in rows),
+            )
+        )
     return out
 
 
-def write_standings_json(path: str | Path, participants: Sequence[str], rows: Sequence[Row],
-                         results: Sequence[GameResult], meta: dict[str, Any]) -> None:
+def write_standings_json(
+    path: str | Path,
+    participants: Sequence[str],
+    rows: Sequence[Row],
+    results: Sequence[GameResult],
+    meta: dict[str, Any],
+) -> None:
     """Standings, head-to-head and the tournament's settings as JSON (written atomically)."""
     h2h = head_to_head(participants, results)
     doc = {

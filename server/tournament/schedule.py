@@ -62,8 +62,9 @@ def _cyclic_orders(group: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [(first, *p) for p in itertools.permutations(rest)]
 
 
-def seat_groups(participants: Sequence[str], table_size: int, kind: str, hero: str | None = None
-                ) -> list[tuple[str, ...]]:
+def seat_groups(
+    participants: Sequence[str], table_size: int, kind: str, hero: str | None = None
+) -> list[tuple[str, ...]]:
     """The groups that play together, in schedule order."""
     if kind == ROUND_ROBIN:
         return list(itertools.combinations(participants, table_size))
@@ -75,8 +76,16 @@ def seat_groups(participants: Sequence[str], table_size: int, kind: str, hero: s
     raise ScheduleError(f"unknown schedule {kind!r}; schedules: {', '.join(SCHEDULES)}")
 
 
-def schedule(participants: Sequence[str], *, table_size: int, games: int, master_seed: int,
-             kind: str = ROUND_ROBIN, hero: str | None = None, permute: bool = False) -> list[GameSpec]:
+def schedule(
+    participants: Sequence[str],
+    *,
+    table_size: int,
+    games: int,
+    master_seed: int,
+    kind: str = ROUND_ROBIN,
+    hero: str | None = None,
+    permute: bool = False,
+) -> list[GameSpec]:
     """Every game of the tournament, in order (see the module docstring).
 
     Raises :class:`ScheduleError` for fewer participants than seats, duplicate names, a

@@ -20,8 +20,18 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    CreateTournament, GetTournament, ListTournaments, Ok, Register, Seated, StartTournament, TournamentCreated,
-    TournamentGame, TournamentInfo, TournamentOver, Tournaments,
+    CreateTournament,
+    GetTournament,
+    ListTournaments,
+    Ok,
+    Register,
+    Seated,
+    StartTournament,
+    TournamentCreated,
+    TournamentGame,
+    TournamentInfo,
+    TournamentOver,
+    Tournaments,
 )
 from server.engine import RulesError, check_seats, make_rules
 from server.table import FinishedGame, Outbox, Table, TableError
@@ -78,8 +88,10 @@ class TournamentService:
         known = list(self.app.bots.names()) if self.app.bots is not None else []
         unknown = sorted(set(bots) - set(known))
         if unknown:
-            raise TableError(ErrorCode.UNKNOWN_BOT, f"no bot {unknown[0]!r}; this server runs: "
-                             + (", ".join(known) if known else "no bots"))
+            raise TableError(
+                ErrorCode.UNKNOWN_BOT,
+                f"no bot {unknown[0]!r}; this server runs: " + (", ".join(known) if known else "no bots"),
+            )
         bot_names = _bot_names(bots)
         expected = None
         if msg.participants is not None:
@@ -87,18 +99,29 @@ class TournamentService:
             if len(set(expected)) != len(expected):
                 raise TableError(ErrorCode.BAD_MESSAGE, "participant names must be distinct")
         settings = Settings(
-            name=msg.name, preset=msg.preset, options=rules.overrides(), seats=msg.seats, games=msg.games,
-            schedule=msg.schedule, hero=msg.hero, permute=msg.permute,
+            name=msg.name,
+            preset=msg.preset,
+            options=rules.overrides(),
+            seats=msg.seats,
+            games=msg.games,
+            schedule=msg.schedule,
+            hero=msg.hero,
+            permute=msg.permute,
             master_seed=msg.master_seed if msg.master_seed is not None else secrets.randbits(63),
             action_seconds=msg.action_seconds or self.app.config.action_seconds,
-            bank_seconds=msg.bank_seconds or 0.0, concurrency=msg.concurrency, participants=expected,
-            bots=tuple(bot_names), done=tuple(msg.done or ()))
+            bank_seconds=msg.bank_seconds or 0.0,
+            concurrency=msg.concurrency,
+            participants=expected,
+            bots=tuple(bot_names),
+            done=tuple(msg.done or ()),
+        )
         t = Tournament(self.next_id, s.name, settings)
         self.tournaments[t.id] = t
         self.next_id += 1
         self._changed(t)
-        log.info("%s created tournament %d %r (%d games, %d bundled bots)", s.name, t.id, msg.name, msg.games,
-                 len(bots))
+        log.info(
+            "%s created tournament %d %r (%d games, %d bundled bots)", s.name, t.id, msg.name, msg.games, len(bots)
+        )
         s.send(TournamentCreated(id=msg.id, tournament=t.id))
         for bot, name in zip(bots, bot_names, strict=True):
             self._start_house_bot(t, bot, name)
@@ -116,12 +139,12 @@ class TournamentService:
 
         async def run() -> None:
             try:
-                await bots.enter(bot, host=app.local_host, port=app.port, tournament=t.id, name=name,
-                                 password=password)
+                await bots.enter(bot, host=app.local_host, port=app.port, tournament=t.id, name=name, password=password)
             except Exception as exc:
                 log.warning("bundled bot %s could not enter tournament %d: %s", name, t.id, exc)
             finally:
                 app.house_logins.pop(name, None)  # used or failed: never good again
+
         app._spawn(run())
 
     def register(self, s: ClientSession, msg: Register) -> None:
@@ -178,9 +201,16 @@ class TournamentService:
         app = self.app
         for spec in t.next_games():
             s = t.settings
-            table = Table(app.next_table_id, f"{s.name} #{spec.number}", f"tournament-{t.id}",
-                          make_rules(s.preset, dict(s.options)), s.seats, action_seconds=s.action_seconds,
-                          bank_seconds=s.bank_seconds, seed=spec.seed)
+            table = Table(
+                app.next_table_id,
+                f"{s.name} #{spec.number}",
+                f"tournament-{t.id}",
+                make_rules(s.preset, dict(s.options)),
+                s.seats,
+                action_seconds=s.action_seconds,
+                bank_seconds=s.bank_seconds,
+                seed=spec.seed,
+            )
             app.next_table_id += 1
             app.tables[table.id] = table
             table.tournament = (t.id, spec.number)
@@ -194,8 +224,7 @@ class TournamentService:
                 p = t.participants[name]
                 token = table.seat_for(seat, name, p.bot, p.house, session, out, now)
                 if session is not None:
-                    out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat,
-                                             token=token))
+                    out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat, token=token))
             table.start(_Director(table.owner), out, now, app.next_game_id)  # type: ignore[arg-type]
             app.next_game_id += 1
             app.flush(out)
@@ -207,10 +236,16 @@ class TournamentService:
             return
         t = self.tournaments[tid]
         seats = [st for st in table.seats if st is not None]
-        fin = t.game_finished(table.id, g.result["places"], capped=bool(g.result.get("capped")),
-                              timeouts=[st.timeouts for st in seats], illegal=[st.illegal for st in seats],
-                              disconnects=[st.drops for st in seats], actions=len(g.record.get("actions", [])),
-                              server_game=g.game_id)
+        fin = t.game_finished(
+            table.id,
+            g.result["places"],
+            capped=bool(g.result.get("capped")),
+            timeouts=[st.timeouts for st in seats],
+            illegal=[st.illegal for st in seats],
+            disconnects=[st.drops for st in seats],
+            actions=len(g.record.get("actions", [])),
+            server_game=g.game_id,
+        )
         self.app.drop_table(table.id)
         self._changed(t)
         msg = TournamentGame(tournament=t.id, result=fin.to_dict())
@@ -259,8 +294,9 @@ class TournamentService:
                     self._start_house_bot(t, _bot_kind(name), name)
             # Running games whose table could not be restored are played again from the start.
             for table_id in [tid for tid in t.running if tid not in self.app.tables]:
-                log.warning("tournament %d: the table of game %d was lost; it is played again", t.id,
-                            t.running[table_id].number)
+                log.warning(
+                    "tournament %d: the table of game %d was lost; it is played again", t.id, t.running[table_id].number
+                )
                 t.pending.appendleft(t.running.pop(table_id))
             if t.status == "running":
                 self._fill(t)

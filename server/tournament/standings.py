@@ -83,11 +83,21 @@ class Row:
         return Z95 * math.sqrt(p * (1 - p) / self.games)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "rating": round(self.mu, 3), "rating_95": round(self.rating_interval, 3),
-                "sigma": round(self.sigma, 3), "games": self.games, "mean_place": _round(self.mean_place),
-                "mean_place_95": _round(self.mean_place_interval), "loss_rate": _round(self.loss_rate),
-                "loss_rate_95": _round(self.loss_rate_interval), "firsts": self.firsts, "timeouts": self.timeouts,
-                "illegal": self.illegal, "disconnects": self.disconnects}
+        return {
+            "name": self.name,
+            "rating": round(self.mu, 3),
+            "rating_95": round(self.rating_interval, 3),
+            "sigma": round(self.sigma, 3),
+            "games": self.games,
+            "mean_place": _round(self.mean_place),
+            "mean_place_95": _round(self.mean_place_interval),
+            "loss_rate": _round(self.loss_rate),
+            "loss_rate_95": _round(self.loss_rate_interval),
+            "firsts": self.firsts,
+            "timeouts": self.timeouts,
+            "illegal": self.illegal,
+            "disconnects": self.disconnects,
+        }
 
 
 def _round(x: float) -> float | None:
@@ -137,20 +147,26 @@ def head_to_head(participants: Sequence[str], results: Iterable[GameResult]) -> 
             for j, b in enumerate(res.seats):
                 if i != j:
                     sums.setdefault((a, b), []).append(res.place_of(i) - res.place_of(j))
-    return {a: {b: (sum(d) / len(d) if (d := sums.get((a, b))) else math.nan) for b in participants if b != a}
-            for a in participants}
+    return {
+        a: {b: (sum(d) / len(d) if (d := sums.get((a, b))) else math.nan) for b in participants if b != a}
+        for a in participants
+    }
 
 
 def format_standings(rows: Sequence[Row], *, title: str = "") -> list[str]:
     """The standings as text lines (fits 100 columns)."""
     lines = [title] if title else []
-    lines.append(f"{'#':>3} {'name':<16} {'rating':>13} {'games':>6} {'mean place':>15} {'loss rate':>15} "
-                 f"{'1st':>5} {'t/o':>4} {'ill':>4} {'disc':>4}")
+    lines.append(
+        f"{'#':>3} {'name':<16} {'rating':>13} {'games':>6} {'mean place':>15} {'loss rate':>15} "
+        f"{'1st':>5} {'t/o':>4} {'ill':>4} {'disc':>4}"
+    )
     for i, r in enumerate(rows, 1):
         mp = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.2f}±{_fmt(r.mean_place_interval)}"
         lr = "-" if math.isnan(r.loss_rate) else f"{r.loss_rate:.3f}±{_fmt(r.loss_rate_interval, 3)}"
-        lines.append(f"{i:>3} {r.name[:16]:<16} {r.mu:>6.2f}±{r.rating_interval:<6.2f} {r.games:>6} {mp:>15} "
-                     f"{lr:>15} {r.firsts:>5} {r.timeouts:>4} {r.illegal:>4} {r.disconnects:>4}")
+        lines.append(
+            f"{i:>3} {r.name[:16]:<16} {r.mu:>6.2f}±{r.rating_interval:<6.2f} {r.games:>6} {mp:>15} "
+            f"{lr:>15} {r.firsts:>5} {r.timeouts:>4} {r.illegal:>4} {r.disconnects:>4}"
+        )
     return lines
 
 
@@ -159,8 +175,9 @@ def format_head_to_head(participants: Sequence[str], h2h: dict[str, dict[str, fl
     width = max(8, *(min(len(p), 12) for p in participants))
     lines = [" " * width + "".join(f" {p[:12]:>{width}}" for p in participants)]
     for a in participants:
-        cells = "".join(f" {'':>{width}}" if a == b else f" {_fmt(h2h[a][b], 2, signed=True):>{width}}"
-                        for b in participants)
+        cells = "".join(
+            f" {'':>{width}}" if a == b else f" {_fmt(h2h[a][b], 2, signed=True):>{width}}" for b in participants
+        )
         lines.append(f"{a[:12]:<{width}}{cells}")
     return lines
 

@@ -17,8 +17,7 @@ from server.app import App
 WAIT = 20.0
 
 
-async def next_message(client: Client, pred: Callable[[dict[str, Any]], bool],
-                       timeout: float = WAIT) -> dict[str, Any]:
+async def next_message(client: Client, pred: Callable[[dict[str, Any]], bool], timeout: float = WAIT) -> dict[str, Any]:
     """The first message (or pseudo-event) from ``client.messages()`` matching ``pred``; the
     ones before it are consumed. Fails if the stream ends first."""
     async with asyncio.timeout(timeout), contextlib.aclosing(client.messages()) as stream:
@@ -66,10 +65,18 @@ class Recorder(GreedyBot):
         return [e["game"] for e in self.events if e["kind"] == "game_start"]
 
 
-async def seat_runners(connect: Any, app: App, bots: Sequence[Bot], *, mode: str = "msgpack",
-                       preset: str = "classic", games: int = 1, seed: int | None = None,
-                       options: dict[str, Any] | None = None, **client_options: Any
-                       ) -> tuple[int, list[BotRunner]]:
+async def seat_runners(
+    connect: Any,
+    app: App,
+    bots: Sequence[Bot],
+    *,
+    mode: str = "msgpack",
+    preset: str = "classic",
+    games: int = 1,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    **client_options: Any,
+) -> tuple[int, list[BotRunner]]:
     """One client per bot (logged in as guest bots ``b0``, ``b1``...); ``b0`` creates a table
     and starts its games; bot i sits at seat i. Returns the table and the runners."""
     clients = []
@@ -78,8 +85,9 @@ async def seat_runners(connect: Any, app: App, bots: Sequence[Bot], *, mode: str
         await c.login(f"b{i}", guest=True, bot=True)
         clients.append(c)
     table = await clients[0].create_table("bots", preset, len(bots), seed=seed, options=options)
-    runners = [BotRunner(bot, c, games=games, start_games=i == 0)
-               for i, (bot, c) in enumerate(zip(bots, clients, strict=True))]
+    runners = [
+        BotRunner(bot, c, games=games, start_games=i == 0) for i, (bot, c) in enumerate(zip(bots, clients, strict=True))
+    ]
     for i, r in enumerate(runners):
         assert await r.join(table, i) == i
     return table, runners

@@ -28,8 +28,7 @@ def test_registry_names_and_lazy_import() -> None:
     assert {"random", "greedy", "search"} <= set(bot_names())
     assert BOTS["search"] == "client.bots.search:SearchBot"
     assert all(":" in target for target in BOTS.values())
-    code = ("import sys, client.bots; "
-            "print(any(m.startswith('client.bots.') for m in sys.modules))")
+    code = "import sys, client.bots; print(any(m.startswith('client.bots.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -121,11 +120,25 @@ async def test_bots_finish_games_over_the_server(server: App, connect: Any, pres
 # ---------------------------------------------------------------------- greedy's choices
 
 
-def view(legal: list[str], *, pile: list[str] | None = None, preset: str = "classic", phase: str = "play",
-         hand: list[str] | None = None, face_up: list[list[str]] | None = None) -> dict[str, Any]:
+def view(
+    legal: list[str],
+    *,
+    pile: list[str] | None = None,
+    preset: str = "classic",
+    phase: str = "play",
+    hand: list[str] | None = None,
+    face_up: list[list[str]] | None = None,
+) -> dict[str, Any]:
     """A minimal wire view for seat 0 with just what greedy reads."""
-    return {"seat": 0, "phase": phase, "preset": preset, "pile": pile or [], "hand": hand or [],
-            "legal": legal, "players": [{"seat": 0, "face_up": face_up or [[], [], []]}]}
+    return {
+        "seat": 0,
+        "phase": phase,
+        "preset": preset,
+        "pile": pile or [],
+        "hand": hand or [],
+        "legal": legal,
+        "players": [{"seat": 0, "face_up": face_up or [[], [], []]}],
+    }
 
 
 def choose(v: dict[str, Any]) -> str:

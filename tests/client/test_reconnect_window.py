@@ -179,12 +179,14 @@ class FullDisk:
             if self.full:
                 raise sqlite3.OperationalError("database or disk is full")
             write_batch(ops)
+
         app.store.write_batch = failing  # type: ignore[method-assign]
         on_failure = app.journal.on_failure
 
         def noticed(exc: BaseException) -> None:
             on_failure(exc)
             self.failed.set()
+
         app.journal.on_failure = noticed
 
     def fix(self) -> None:
@@ -219,8 +221,9 @@ class ScriptedServer:
 
     def _answer(self, conn: Connection, msg: Message) -> bytes:
         if isinstance(msg, Hello):
-            return conn.send(Welcome(id=msg.id, version=1, server="scripted", limits={}, capabilities=[],
-                                     password_required=False))
+            return conn.send(
+                Welcome(id=msg.id, version=1, server="scripted", limits={}, capabilities=[], password_required=False)
+            )
         if isinstance(msg, Login):
             self.logins.append(msg)
             return conn.send(LoggedIn(id=msg.id, name=msg.name, guest=msg.guest, bot=msg.bot))
@@ -283,8 +286,9 @@ class Stalling(GreedyBot):
         return super().choose(view)
 
 
-async def test_a_bot_runner_waits_out_storage_failed_and_finishes_its_game(make_app: Any,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bot_runner_waits_out_storage_failed_and_finishes_its_game(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The database stops being writable while a bot decides: its act is refused with
     STORAGE_FAILED; the runner does not stop, it waits retry_after and decides again on the
     newest state, and the game finishes once the server can write again."""
@@ -296,8 +300,10 @@ async def test_a_bot_runner_waits_out_storage_failed_and_finishes_its_game(make_
             await c.login(name, guest=True, bot=True)
         staller = Stalling(at=8)
         table = await clients[0].create_table("bots", "classic", 2, seed=3)
-        runners = [BotRunner(staller, clients[0], games=1, start_games=True, think_in_thread=True),
-                   BotRunner(GreedyBot(), clients[1], games=1)]
+        runners = [
+            BotRunner(staller, clients[0], games=1, start_games=True, think_in_thread=True),
+            BotRunner(GreedyBot(), clients[1], games=1),
+        ]
         for i, r in enumerate(runners):
             await r.join(table, i)
         done = asyncio.get_running_loop().create_task(run_all(runners))

@@ -105,8 +105,7 @@ async def test_act_errors_and_the_seq_barrier(server: App, connect: Any) -> None
         await a.act(table, first["seq"], "take")
     assert illegal.value.code == "ILLEGAL_ACTION" and illegal.value.reason
     barrier = await a.act(table, first["seq"], "ready")
-    shown = await next_message(a, lambda m: m["type"] == "state"
-                               and {"kind": "ready", "seat": 0} in m["events"])
+    shown = await next_message(a, lambda m: m["type"] == "state" and {"kind": "ready", "seat": 0} in m["events"])
     assert barrier < shown["seq"]
     assert a.states[table]["seq"] >= shown["seq"]
 
@@ -116,10 +115,23 @@ async def test_play_runs_full_games_creating_and_finding_a_table(server: App, co
     """play(): one bot creates a table and starts two games, the other finds the table by
     polling; both finish both games with no illegal action; the hooks see every game."""
     owner, guest = Recorder(), make_bot("random", random.Random(5))
-    creating = asyncio.create_task(play(owner, "127.0.0.1", server.port, name="owner", create=True, seats=2,
-                                        games=2, mode=mode, seed=11, client_options={"backoff_initial": 0.02}))
-    finding = asyncio.create_task(play(guest, "127.0.0.1", server.port, name="finder", games=2, mode=mode,
-                                       poll_seconds=0.02))
+    creating = asyncio.create_task(
+        play(
+            owner,
+            "127.0.0.1",
+            server.port,
+            name="owner",
+            create=True,
+            seats=2,
+            games=2,
+            mode=mode,
+            seed=11,
+            client_options={"backoff_initial": 0.02},
+        )
+    )
+    finding = asyncio.create_task(
+        play(guest, "127.0.0.1", server.port, name="finder", games=2, mode=mode, poll_seconds=0.02)
+    )
     async with asyncio.timeout(60):
         stats = list(await asyncio.gather(creating, finding))
     check_places(stats, 2)
@@ -166,8 +178,14 @@ async def test_a_dropped_connection_fails_inflight_requests_then_resumes(server:
     await c.wait_connected(5)
     assert await c.ping() >= 0
     summary = next(t for t in await c.list_tables() if t["table"] == table)
-    assert summary["seats"][held.seat] == {"name": "alice", "bot": False, "guest": True, "away": False,
-                                           "timeouts": 0, "stand_in": None}
+    assert summary["seats"][held.seat] == {
+        "name": "alice",
+        "bot": False,
+        "guest": True,
+        "away": False,
+        "timeouts": 0,
+        "stand_in": None,
+    }
 
 
 async def test_without_reconnect_a_drop_closes_the_client(server: App, connect: Any) -> None:
@@ -209,8 +227,7 @@ async def test_the_reconnect_window_is_as_long_as_the_server_keeps_the_seat(serv
     assert c.reconnect_window() > limits["reconnect_grace"] + limits["restart_grace"]
 
 
-async def test_idle_timeout_reconnects_and_watches_again_while_keepalive_holds(
-        make_server: Any, connect: Any) -> None:
+async def test_idle_timeout_reconnects_and_watches_again_while_keepalive_holds(make_server: Any, connect: Any) -> None:
     """A silent client is closed by the server (IDLE_TIMEOUT), reconnects and watches its
     table again; a client with keep-alive pings stays connected all along."""
     app = await make_server(limits=Limits(idle_timeout=0.5))
@@ -267,7 +284,8 @@ class DropOnce(Recorder):
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_bot_dropped_mid_game_resumes_its_seat_and_the_game_finishes(
-        server: App, connect: Any, mode: str) -> None:
+    server: App, connect: Any, mode: str
+) -> None:
     """A runner whose socket dies mid-game reconnects, resumes its seat (it receives the
     snapshot with a back event), and both bots finish the game without an illegal action."""
     dropper = DropOnce(at=6)
@@ -316,8 +334,9 @@ async def test_one_client_plays_two_tables_with_demultiplexed_runners(server: Ap
     reader = asyncio.create_task(demux())
     try:
         async with asyncio.timeout(60):
-            stats = await asyncio.gather(*(r.run(source=feed(r.table)) for r in shared_runners if r.table),
-                                         *(r.run() for r in others))
+            stats = await asyncio.gather(
+                *(r.run(source=feed(r.table)) for r in shared_runners if r.table), *(r.run() for r in others)
+            )
     finally:
         reader.cancel()
     assert [s.games for s in stats] == [1, 1, 1, 1]
@@ -332,8 +351,20 @@ async def test_the_shithead_bot_command_creates_a_table_and_plays(server: App, c
     """``shithead-bot --create`` (JSON lines) opens a table that find_table() discovers; the two
     bots play the game and the command exits 0 with its summary."""
     proc = await asyncio.create_subprocess_exec(
-        SHITHEAD_BOT, "--bot", "greedy", "--port", str(server.port), "--create", "--games", "1", "--json",
-        "--name", "cli", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        SHITHEAD_BOT,
+        "--bot",
+        "greedy",
+        "--port",
+        str(server.port),
+        "--create",
+        "--games",
+        "1",
+        "--json",
+        "--name",
+        "cli",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         client = await connect(server)
         await client.login("finder", guest=True, bot=True)
@@ -354,8 +385,15 @@ async def test_the_shithead_bot_command_creates_a_table_and_plays(server: App, c
 async def test_ctrl_c_stops_the_command_cleanly(server: App) -> None:
     """SIGINT while the command waits for a table ends it with status 130, without a traceback."""
     proc = await asyncio.create_subprocess_exec(
-        SHITHEAD_BOT, "--bot", "random", "--port", str(server.port), "-vv",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        SHITHEAD_BOT,
+        "--bot",
+        "random",
+        "--port",
+        str(server.port),
+        "-vv",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         async with asyncio.timeout(30):
             assert proc.stderr is not None

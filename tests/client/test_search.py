@@ -22,7 +22,15 @@ from client.bot import Bot
 from client.bots.search import SearchBot, _greedy_from_hand, _greedy_from_legal, _keep_table, greedy_rollout
 from client.bots.tracker import CardTracker, infer_rules
 from server.engine import (
-    PRESETS, Game, build_deck, event_to_dict, format_action, make_rules, parse_action, parse_cards, view_for,
+    PRESETS,
+    Game,
+    build_deck,
+    event_to_dict,
+    format_action,
+    make_rules,
+    parse_action,
+    parse_cards,
+    view_for,
 )
 from server.engine.policies import greedy_policy
 from server.engine.position import game_from
@@ -61,9 +69,19 @@ def check_tracker(game: Game, seat: int, tr: CardTracker, rng: random.Random) ->
         assert [c is None for c in det.face_down[s]] == [c is None for c in game.face_down[s]]
     assert len(det.stock) == len(game.stock)
     if game.phase == "play":  # game_from checks conservation of every card
-        game_from(game.rules, game.n, hands=det.hands, face_up=tr.face_up, face_down=det.face_down,
-                  stock=det.stock, pile=tr.pile, burned=det.burned, current=game.current,
-                  finish=tr.finish, direction=game.direction)
+        game_from(
+            game.rules,
+            game.n,
+            hands=det.hands,
+            face_up=tr.face_up,
+            face_down=det.face_down,
+            stock=det.stock,
+            pile=tr.pile,
+            burned=det.burned,
+            current=game.current,
+            finish=tr.finish,
+            direction=game.direction,
+        )
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -102,11 +120,17 @@ def test_tracker_follows_a_pick_up() -> None:
     """Cards an opponent picks up are known in its hand until it plays them."""
     rules = make_rules("classic")
     c = parse_cards
-    game = game_from(rules, 2, hands=[c("5c 6c 7c"), c("3d 4d 5d")], face_up=[[[x] for x in c("8c 9c Jc")],
-                     [[x] for x in c("8d 9d Jd")]], face_down=[c("Qc Kc Ac"), c("Qd Kd Ad")],
-                     stock=[], pile=c("Kh"), current=1,
-                     burned=[x for x in build_deck(1, 0) if x not in c("5c 6c 7c 3d 4d 5d 8c 9c Jc 8d 9d Jd "
-                                                                          "Qc Kc Ac Qd Kd Ad Kh")])
+    game = game_from(
+        rules,
+        2,
+        hands=[c("5c 6c 7c"), c("3d 4d 5d")],
+        face_up=[[[x] for x in c("8c 9c Jc")], [[x] for x in c("8d 9d Jd")]],
+        face_down=[c("Qc Kc Ac"), c("Qd Kd Ad")],
+        stock=[],
+        pile=c("Kh"),
+        current=1,
+        burned=[x for x in build_deck(1, 0) if x not in c("5c 6c 7c 3d 4d 5d 8c 9c Jc 8d 9d Jd Qc Kc Ac Qd Kd Ad Kh")],
+    )
     tr = CardTracker()
     tr.update(view_for(game, 0), [])
     assert tr.known_in_hand(1) == [] and tr.unknown_in_hand(1) == 3
@@ -154,8 +178,12 @@ def play_with_bots(game: Game, bots: list[Bot]) -> None:
         pending[seat] = []
         text = bots[seat].choose(view)
         assert text in view["legal"], (text, view["legal"])
-        events = [event_to_dict(e) for e in game.apply(seat, game.legal_actions(seat)[
-            [format_action(a) for a in game.legal_actions(seat)].index(text)])]
+        events = [
+            event_to_dict(e)
+            for e in game.apply(
+                seat, game.legal_actions(seat)[[format_action(a) for a in game.legal_actions(seat)].index(text)]
+            )
+        ]
         for p in pending:
             p.extend(events)
 
@@ -183,8 +211,17 @@ def _endgame() -> Game:
     the 4 first lets seat 1 go out with almost any card; the 10 burns, then the 4 goes out."""
     c = parse_cards
     rest = [x for x in build_deck(1, 0) if x not in c("4c Ts 3d Ad")]
-    return game_from(make_rules("classic"), 2, hands=[c("4c Ts"), c("Ad")], face_up=[[[], [], []], [[], [], []]],
-                     face_down=[[None] * 3, [None] * 3], stock=[], pile=c("3d"), burned=rest, current=0)
+    return game_from(
+        make_rules("classic"),
+        2,
+        hands=[c("4c Ts"), c("Ad")],
+        face_up=[[[], [], []], [[], [], []]],
+        face_down=[[None] * 3, [None] * 3],
+        stock=[],
+        pile=c("3d"),
+        burned=rest,
+        current=0,
+    )
 
 
 def test_search_finds_the_winning_burn() -> None:
@@ -203,11 +240,13 @@ def test_search_finds_the_winning_burn() -> None:
 
 def test_search_is_deterministic_with_a_seed_and_no_clock() -> None:
     """budget=None and max_sims: the same seed gives the same choices."""
+
     def run() -> list[tuple[int, Any]]:
         game = Game.new(make_rules("classic"), 3, seed=4)
         bots: list[Bot] = [SearchBot(random.Random(9), budget=None, max_sims=4, rollout_cap=40) for _ in range(3)]
         play_with_bots(game, bots)
         return game.history
+
     assert run() == run()
 
 
@@ -226,8 +265,11 @@ def test_playout_fast_path_agrees_with_the_legal_list(preset: str) -> None:
                 fast = _greedy_from_hand(game, seat, kv)
                 assert fast == _greedy_from_legal(game, seat, kv)
                 assert fast in game.legal_actions(seat)
-            action = greedy_rollout(game, seat) if game.phase == "play" and rng.random() < 0.8 else \
-                rng.choice(game.legal_actions(seat))
+            action = (
+                greedy_rollout(game, seat)
+                if game.phase == "play" and rng.random() < 0.8
+                else rng.choice(game.legal_actions(seat))
+            )
             game.apply(seat, action)
 
 

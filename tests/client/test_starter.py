@@ -54,8 +54,17 @@ async def test_the_starter_file_executed_plays_complete_games(server: App, conne
     runner = BotRunner(GreedyBot(), owner, games=2, start_games=True)
     await runner.join(table, 0)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(STARTER), "--port", str(server.port), "--games", "2", "--name", "starter",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        str(STARTER),
+        "--port",
+        str(server.port),
+        "--games",
+        "2",
+        "--name",
+        "starter",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         async with asyncio.timeout(60):
             stats, (out, err) = await asyncio.gather(runner.run(), proc.communicate())

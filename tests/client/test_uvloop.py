@@ -22,8 +22,12 @@ def test_a_bundled_bot_sits_and_plays_under_uvloop(tmp_path: Path) -> None:
         try:
             alice = await TestClient.connect(app.port, name="alice")
             await alice.login("alice")
-            t = (await alice.ok({"type": "create_table", "name": "uv", "preset": "classic", "seats": 2,
-                                 "action_seconds": 600}, "table_created"))["table"]
+            t = (
+                await alice.ok(
+                    {"type": "create_table", "name": "uv", "preset": "classic", "seats": 2, "action_seconds": 600},
+                    "table_created",
+                )
+            )["table"]
             await alice.ok({"type": "join", "table": t}, "joined")
             await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
             assert app.tables[t].seats[1] is not None and app.tables[t].seats[1].session is not None

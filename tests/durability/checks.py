@@ -45,8 +45,17 @@ def states_seen(stream: Iterable[dict[str, Any]], table: int) -> list[Seen]:
         if item["type"] == "disconnected":
             fresh = dropped = True
         elif item["type"] == "state" and item["table"] == table:
-            out.append(Seen(item["seq"], item["game"], list(item["events"]), item["view"], item.get("deadline"),
-                            snapshot=fresh, before_drop=not dropped))
+            out.append(
+                Seen(
+                    item["seq"],
+                    item["game"],
+                    list(item["events"]),
+                    item["view"],
+                    item.get("deadline"),
+                    snapshot=fresh,
+                    before_drop=not dropped,
+                )
+            )
             fresh = False
     return out
 
@@ -72,8 +81,9 @@ def apply(engine: Game, seat: int, action: Action, where: str) -> list[Event]:
     try:
         return engine.apply(seat, action)
     except IllegalAction as exc:
-        raise AssertionError(f"{where}: the record's action {format_action(action)!r} of seat {seat} "
-                             f"does not replay: {exc}") from None
+        raise AssertionError(
+            f"{where}: the record's action {format_action(action)!r} of seat {seat} does not replay: {exc}"
+        ) from None
 
 
 def check_replay(stored: dict[str, Any]) -> Record:
@@ -108,7 +118,8 @@ def check_states(seen: list[Seen], record: Record, game: int, seat: int | None) 
     assert mine, f"no state of game {game} was seen"
     first = mine[0]
     assert not first.snapshot and first.events[:1] == [
-        {"kind": "game_start", "seat": None, "game": game, "dealer": record.dealer}], first.events
+        {"kind": "game_start", "seat": None, "game": game, "dealer": record.dealer}
+    ], first.events
     start = first.seq
     engine = Game(record.rules(), record.seats, record.dealer, list(record.deck))
     applied = 0
@@ -145,7 +156,8 @@ def check_complete(seen: list[Seen], record: Record, game: int, start: int) -> N
     last = [s for s in seen if s.game == game][-1]
     assert last.view["phase"] == "over", f"game {game}: the last state seen is not the end"
     assert last.seq - start == len(record.actions), (
-        f"game {game}: {last.seq - start} seqs after the deal, {len(record.actions)} actions in the record")
+        f"game {game}: {last.seq - start} seqs after the deal, {len(record.actions)} actions in the record"
+    )
 
 
 def check_acked(acked: list[Acked], stored: dict[str, Any], game: int, start: int) -> None:
@@ -182,5 +194,5 @@ def tournament_number(table_name: str, tournament_name: str) -> int | None:
     """The game number of a tournament table's name (the tournament's name and the number)."""
     if not table_name.startswith(tournament_name):
         return None
-    digits = table_name[len(tournament_name):].strip(" #")
+    digits = table_name[len(tournament_name) :].strip(" #")
     return int(digits) if digits.isdigit() else None

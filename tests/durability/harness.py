@@ -63,8 +63,21 @@ class ServerProcess:
         self._stderr: IO[bytes] | None = None
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "server", "--host", HOST, "--port", str(self.port), "--db", str(self.db),
-                "--action-seconds", f"{self.action_seconds:g}", "--restart-grace", f"{self.restart_grace:g}"]
+        return [
+            sys.executable,
+            "-m",
+            "server",
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--db",
+            str(self.db),
+            "--action-seconds",
+            f"{self.action_seconds:g}",
+            "--restart-grace",
+            f"{self.restart_grace:g}",
+        ]
 
     @property
     def listening_line(self) -> str:
@@ -83,8 +96,12 @@ class ServerProcess:
         self.starts += 1
         self._stderr = open(self.workdir / f"server-{self.starts}.stderr", "wb")  # closed by _reap
         self.proc = await asyncio.create_subprocess_exec(
-            *self.command(), cwd=ROOT, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=self._stderr)
+            *self.command(),
+            cwd=ROOT,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self._stderr,
+        )
         listening: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._stdout_pump = asyncio.create_task(self._pump_stdout(self.proc, listening))
         try:
@@ -107,8 +124,9 @@ class ServerProcess:
                     listening.set_result(line)
         if not listening.done():
             rc = await proc.wait()
-            listening.set_exception(AssertionError(
-                f"the server exited ({rc}) before listening; stderr:\n{self.output()}"))
+            listening.set_exception(
+                AssertionError(f"the server exited ({rc}) before listening; stderr:\n{self.output()}")
+            )
 
     async def stop(self, sig: signal.Signals) -> int:
         """Send ``sig`` and wait for the process to end; returns its exit status (``-9`` after
@@ -222,8 +240,17 @@ class RecordingClient(Client):
             await self.pace.before_act()
         shown = await super().act(table, seq, action)
         held = self.seats[table]
-        self.acked.append(Acked(table=table, game=int(self.states[table]["game"]), seat=held.seat, action=action,
-                                answered=seq, applied=shown + 1, after_restart=self.reconnects > 0))
+        self.acked.append(
+            Acked(
+                table=table,
+                game=int(self.states[table]["game"]),
+                seat=held.seat,
+                action=action,
+                answered=seq,
+                applied=shown + 1,
+                after_restart=self.reconnects > 0,
+            )
+        )
         if self.pace is not None:
             self.pace.acked += 1
         self._changed()

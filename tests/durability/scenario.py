@@ -216,10 +216,21 @@ class Scenario:
 
     async def open_tournament(self) -> TournamentRun:
         organiser = await self.client("organiser", bot=False)
-        tid = int((await organiser.request(
-            CreateTournament, name=TOURNAMENT_NAME, preset="classic", seats=4, games=TOURNAMENT_GAMES,
-            concurrency=TOURNAMENT_CONCURRENCY, master_seed=20261125, action_seconds=ACTION_SECONDS,
-            bots=TOURNAMENT_BOTS))["tournament"])
+        tid = int(
+            (
+                await organiser.request(
+                    CreateTournament,
+                    name=TOURNAMENT_NAME,
+                    preset="classic",
+                    seats=4,
+                    games=TOURNAMENT_GAMES,
+                    concurrency=TOURNAMENT_CONCURRENCY,
+                    master_seed=20261125,
+                    action_seconds=ACTION_SECONDS,
+                    bots=TOURNAMENT_BOTS,
+                )
+            )["tournament"]
+        )
         await self.start_when_registered(organiser, tid)
         back_at: list[float] = []
         return TournamentRun(tid, organiser, self.spawn(organise(organiser, tid, back_at), "organiser"), back_at)
@@ -298,8 +309,10 @@ class Scenario:
         tables = ", ".join(f"table {r.table}: {r.pace.acked} acked, ended {r.ended}" for r in self.tables)
         games = len(self.tournament.results()) if self.tournament else 0
         running = [t.get_name() for t in self.all_tasks() if not t.done()]
-        return (f"{tables}; tournament games reported: {games}; still running: {running}; "
-                f"server stderr:\n{self.server.output()[-3000:]}")
+        return (
+            f"{tables}; tournament games reported: {games}; still running: {running}; "
+            f"server stderr:\n{self.server.output()[-3000:]}"
+        )
 
     async def play_until_mid_game(self) -> None:
         """Every table plays until HOLD_AT actions were acknowledged and waits there until the
@@ -308,13 +321,17 @@ class Scenario:
         games running, this returns: the caller stops the server right away."""
         assert self.tournament is not None
         tournament = self.tournament
-        await self.wait(lambda: all(r.pace.holding for r in self.tables) and len(tournament.results()) >= 1,
-                        "every table to hold and a tournament game to finish")
+        await self.wait(
+            lambda: all(r.pace.holding for r in self.tables) and len(tournament.results()) >= 1,
+            "every table to hold and a tournament game to finish",
+        )
         marks = [r.pace.acked for r in self.tables]
         for r in self.tables:
             r.pace.release()
-        await self.wait(lambda: all(r.pace.acked >= m + 2 for r, m in zip(self.tables, marks, strict=True)),
-                        "two more acknowledged actions at every table")
+        await self.wait(
+            lambda: all(r.pace.acked >= m + 2 for r, m in zip(self.tables, marks, strict=True)),
+            "two more acknowledged actions at every table",
+        )
         assert all(not r.ended for r in self.tables), "a table's game ended before the stop"
         info = await get_tournament(tournament.organiser, tournament.id)
         assert info["games_finished"] >= 1 and info["tables"], f"the tournament is not mid-way: {info}"
@@ -334,8 +351,10 @@ class Scenario:
         assert self.tournament is not None
         tournament = self.tournament
         first = self.tables[0]
-        await self.wait(lambda: all(len(r.ended) >= 1 for r in self.tables) and tournament.reading.done(),
-                        "every game and the tournament to end")
+        await self.wait(
+            lambda: all(len(r.ended) >= 1 for r in self.tables) and tournament.reading.done(),
+            "every game and the tournament to end",
+        )
         await first.owner.start(first.table)
         await self.wait(lambda: all(len(r.ended) == r.spec.games for r in self.tables), "table 0's second game to end")
         for run in self.tables:

@@ -34,11 +34,23 @@ import pytest
 from client.sdk import ServerError
 from protocol.errors import ErrorCode
 from tests.durability.checks import (
-    check_acked, check_complete, check_replay, check_states, resumed_clock, states_seen, tournament_number,
+    check_acked,
+    check_complete,
+    check_replay,
+    check_states,
+    resumed_clock,
+    states_seen,
+    tournament_number,
 )
 from tests.durability.harness import RecordingClient, ServerProcess
 from tests.durability.scenario import (
-    ACTION_SECONDS, RESTART_GRACE, TOURNAMENT_BOTS, TOURNAMENT_GAMES, TOURNAMENT_NAME, Scenario, TableRun,
+    ACTION_SECONDS,
+    RESTART_GRACE,
+    TOURNAMENT_BOTS,
+    TOURNAMENT_GAMES,
+    TOURNAMENT_NAME,
+    Scenario,
+    TableRun,
     get_tournament,
 )
 
@@ -153,8 +165,9 @@ async def check_table(run: TableRun) -> None:
         assert all(m["result"]["places"] == list(record.outcome.places) for m in over)  # type: ignore[union-attr]
         if number == 0:  # the game the stop came in the middle of
             mine = [a for a in acked if a.game == game]
-            assert any(not a.after_restart for a in mine) and any(a.after_restart for a in mine), \
+            assert any(not a.after_restart for a in mine) and any(a.after_restart for a in mine), (
                 f"table {run.table}: not stopped mid-game"
+            )
             assert any(s.before_drop for s in spectator if s.game == game)
 
 
@@ -194,7 +207,8 @@ async def check_tournament(scenario: Scenario) -> None:
         (stored,) = by_number[number]
         assert scenario.stopped_at - IN_FLIGHT <= stored["ended"] <= back_at, (
             f"game {number} ended at {stored['ended']}, not while the organiser was away "
-            f"({scenario.stopped_at} to {back_at}), and was not reported")
+            f"({scenario.stopped_at} to {back_at}), and was not reported"
+        )
 
 
 async def stored_games(reader: RecordingClient, below: int) -> tuple[list[dict[str, Any]], list[int]]:

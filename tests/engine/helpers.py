@@ -11,8 +11,9 @@ from server.engine.cards import format_card
 from server.engine.events import Event
 
 
-def deal(preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *,
-         dealer: int = 0, **cards: Any) -> Game:
+def deal(
+    preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *, dealer: int = 0, **cards: Any
+) -> Game:
     """A new game whose deck deals the given cards (``hands``, ``face_up``, ``face_down``,
     ``stock``: see :func:`server.engine.stack_deck`); still in setup. Remaining positions are
     filled in deck order, so the deal is fully deterministic."""
@@ -21,8 +22,9 @@ def deal(preset: str = "classic", seats: int = 2, options: dict[str, Any] | None
     return Game(rules, seats, dealer, deck)
 
 
-def start(preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *,
-          dealer: int = 0, **cards: Any) -> Game:
+def start(
+    preset: str = "classic", seats: int = 2, options: dict[str, Any] | None = None, *, dealer: int = 0, **cards: Any
+) -> Game:
     """Like :func:`deal`, then every seat readies without exchanging (classic deal only), so
     the game is in play (or in the announce phase)."""
     game = deal(preset, seats, options, dealer=dealer, **cards)
@@ -50,6 +52,7 @@ def names(cs: list[int] | tuple[int, ...]) -> list[str]:
 
 def legal_texts(game: Game, seat: int | None = None) -> set[str]:
     from server.engine import format_action
+
     return {format_action(a) for a in game.legal_actions(game.current if seat is None else seat)}
 
 

@@ -26,8 +26,7 @@ from server.engine import (
 from server.engine.cards import CardError
 
 ALL_CARDS = sorted(set(build_deck(2, 2)))
-ACTION_KINDS = ("play", "run", "flip", "take", "draw", "gamble", "swap", "place", "ready",
-                "announce", "pass")
+ACTION_KINDS = ("play", "run", "flip", "take", "draw", "gamble", "swap", "place", "ready", "announce", "pass")
 
 
 def test_every_card_round_trips() -> None:
@@ -42,10 +41,22 @@ def test_every_card_round_trips() -> None:
     assert parse_cards(format_cards(deck)) == deck
 
 
-@pytest.mark.parametrize(("text", "canonical"), [
-    ("10h", "Th"), ("7H", "7h"), (" As ", "As"), ("td", "Td"), ("TD", "Td"), ("10S", "Ts"),
-    ("qc", "Qc"), ("xr", "Xr"), ("XB", "Xb"), ("\t2c\n", "2c"), ("aS", "As"),
-])
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("10h", "Th"),
+        ("7H", "7h"),
+        (" As ", "As"),
+        ("td", "Td"),
+        ("TD", "Td"),
+        ("10S", "Ts"),
+        ("qc", "Qc"),
+        ("xr", "Xr"),
+        ("XB", "Xb"),
+        ("\t2c\n", "2c"),
+        ("aS", "As"),
+    ],
+)
 def test_forgiving_card_parsing(text: str, canonical: str) -> None:
     """Typed variants (10 for T, any case, surrounding blanks) parse to the canonical card."""
     assert format_card(parse_card(text)) == canonical
@@ -57,10 +68,29 @@ def test_forgiving_card_lists() -> None:
     assert parse_cards("") == []
 
 
-@pytest.mark.parametrize("text", [
-    "", " ", "7", "h", "1h", "11h", "0s", "7x", "7hh", "Xh", "Xc", "Zz", "ace", "J", "10",
-    "Tr", "-7h", "7♥",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "7",
+        "h",
+        "1h",
+        "11h",
+        "0s",
+        "7x",
+        "7hh",
+        "Xh",
+        "Xc",
+        "Zz",
+        "ace",
+        "J",
+        "10",
+        "Tr",
+        "-7h",
+        "7♥",
+    ],
+)
 def test_bad_cards_raise_card_error(text: str) -> None:
     """Text that is not a card raises CardError (a ValueError) with a helpful message."""
     with pytest.raises(CardError) as exc:
@@ -73,13 +103,25 @@ def test_bad_cards_raise_card_error(text: str) -> None:
 def _examples() -> list[tuple]:
     c = {t: parse_card(t) for t in ("7h", "7d", "7s", "5h", "6h", "Xr", "Ts", "2c", "As")}
     return [
-        ("play", (c["7h"],)), ("play", tuple(sorted((c["7h"], c["7d"], c["7s"])))),
-        ("play", (c["Xr"],)), ("play", (c["7h"], c["7h"])),  # two decks: equal cards
+        ("play", (c["7h"],)),
+        ("play", tuple(sorted((c["7h"], c["7d"], c["7s"])))),
+        ("play", (c["Xr"],)),
+        ("play", (c["7h"], c["7h"])),  # two decks: equal cards
         ("run", (c["5h"], c["6h"], c["7h"])),
-        *[("flip", i) for i in range(7)], ("flip", 12),
-        ("take",), ("take", c["Ts"]), ("draw",), ("gamble",),
-        ("swap", c["2c"], 0), ("swap", c["As"], 4), ("place", c["Xr"], 1), ("place", c["7d"], 0),
-        ("ready",), ("announce", c["2c"]), ("announce", c["Xr"]), ("pass",),
+        *[("flip", i) for i in range(7)],
+        ("flip", 12),
+        ("take",),
+        ("take", c["Ts"]),
+        ("draw",),
+        ("gamble",),
+        ("swap", c["2c"], 0),
+        ("swap", c["As"], 4),
+        ("place", c["Xr"], 1),
+        ("place", c["7d"], 0),
+        ("ready",),
+        ("announce", c["2c"]),
+        ("announce", c["Xr"]),
+        ("pass",),
     ]
 
 
@@ -96,22 +138,59 @@ def test_every_action_kind_has_an_example() -> None:
     assert {a[0] for a in _examples()} == set(ACTION_KINDS)
 
 
-@pytest.mark.parametrize(("text", "canonical"), [
-    ("play 7h 7d", "play 7d 7h"), ("PLAY 7h", "play 7h"), ("play 10h", "play Th"),
-    ("  take   9c ", "take 9c"), ("Flip 2", "flip 2"), ("swap 3C 1", "swap 3c 1"),
-    ("run 7h 5h 6h", "run 5h 6h 7h"), ("READY", "ready"),
-])
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("play 7h 7d", "play 7d 7h"),
+        ("PLAY 7h", "play 7h"),
+        ("play 10h", "play Th"),
+        ("  take   9c ", "take 9c"),
+        ("Flip 2", "flip 2"),
+        ("swap 3C 1", "swap 3c 1"),
+        ("run 7h 5h 6h", "run 5h 6h 7h"),
+        ("READY", "ready"),
+    ],
+)
 def test_forgiving_action_parsing(text: str, canonical: str) -> None:
     """Actions parse case-insensitively, with extra blanks and cards in any order, to canonical text."""
     assert format_action(parse_action(text)) == canonical
 
 
-@pytest.mark.parametrize("text", [
-    "", "   ", "dance", "play", "run", "play 7x", "play 7h 1d", "flip", "flip a", "flip 1 2",
-    "flip -1", "flip 1000", "flip 1.5", "take 7h 7d", "take x", "swap 7h", "swap 7h x",
-    "swap x 1", "place 7h", "announce", "announce 7h 7d", "announce 1h", "ready now", "pass 1",
-    "draw 2", "gamble x", "7h", "play: 7h", "flip \u00b2", "swap 7h \u00b3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "dance",
+        "play",
+        "run",
+        "play 7x",
+        "play 7h 1d",
+        "flip",
+        "flip a",
+        "flip 1 2",
+        "flip -1",
+        "flip 1000",
+        "flip 1.5",
+        "take 7h 7d",
+        "take x",
+        "swap 7h",
+        "swap 7h x",
+        "swap x 1",
+        "place 7h",
+        "announce",
+        "announce 7h 7d",
+        "announce 1h",
+        "ready now",
+        "pass 1",
+        "draw 2",
+        "gamble x",
+        "7h",
+        "play: 7h",
+        "flip \u00b2",
+        "swap 7h \u00b3",
+    ],
+)
 def test_malformed_action_texts(text: str) -> None:
     """Malformed action texts raise IllegalAction with MALFORMED_ACTION and a message."""
     with pytest.raises(IllegalAction) as exc:
@@ -129,9 +208,14 @@ def test_non_text_actions_are_malformed(thing: object) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(max_size=12) | st.builds(
-    lambda k, rest: f"{k} {rest}", st.sampled_from(ACTION_KINDS),
-    st.text(max_size=8) | st.text(st.characters(whitelist_categories=("Nd", "No", "Nl")), max_size=3)))
+@given(
+    text=st.text(max_size=12)
+    | st.builds(
+        lambda k, rest: f"{k} {rest}",
+        st.sampled_from(ACTION_KINDS),
+        st.text(max_size=8) | st.text(st.characters(whitelist_categories=("Nd", "No", "Nl")), max_size=3),
+    )
+)
 def test_any_text_parses_or_is_malformed(text: str) -> None:
     """Any text either parses to an action whose text form parses back to it, or raises MALFORMED_ACTION."""
     try:

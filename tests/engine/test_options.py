@@ -26,18 +26,27 @@ from .helpers import act, all_cards, cards, deal, kinds, legal_texts, names, ref
 # ----------------------------------------------------------------------------- helpers
 
 
-def table(options: dict[str, Any] | None = None, *, preset: str = "classic", seats: int = 2,
-          hands: dict[int, str] | None = None, up: dict[int, str] | None = None,
-          down: dict[int, str] | None = None, stock: str = "") -> Game:
+def table(
+    options: dict[str, Any] | None = None,
+    *,
+    preset: str = "classic",
+    seats: int = 2,
+    hands: dict[int, str] | None = None,
+    up: dict[int, str] | None = None,
+    down: dict[int, str] | None = None,
+    stock: str = "",
+) -> Game:
     """A started game (setup done) dealing the given cards, written as text."""
+
     def conv(spec: dict[int, str] | None) -> dict[int, list[int]]:
         return {s: cards(t) for s, t in (spec or {}).items()}
-    return start(preset, seats, options, hands=conv(hands), face_up=conv(up),
-                 face_down=conv(down), stock=cards(stock))
+
+    return start(preset, seats, options, hands=conv(hands), face_up=conv(up), face_down=conv(down), stock=cards(stock))
 
 
-def strip(game: Game, seat: int | None = None, *, hand: bool = False, face_up: bool = False,
-          stock: bool = False) -> None:
+def strip(
+    game: Game, seat: int | None = None, *, hand: bool = False, face_up: bool = False, stock: bool = False
+) -> None:
     """Test set-up shortcut to reach an endgame position (C13/C14) without dozens of real moves:
     move ``seat``'s hand and/or face-up cards, and/or the whole stock, onto the burned cards.
     Every card stays in the game (checked); ``version`` is bumped so the legal cache is dropped."""
@@ -134,8 +143,9 @@ def test_refill_to_lower_than_hand_keeps_only_three() -> None:
 
 def test_deal_style_choose_place_cards_then_ready() -> None:
     """deal_style: choose deals no face-up cards; ready is refused until every slot is filled."""
-    g = deal("classic", 2, {"deal_style": "choose"},
-             hands={1: cards("3c 5d 7h 9s Jc Kd"), 0: cards("4c 6d 8h Ts Qc Ad")})
+    g = deal(
+        "classic", 2, {"deal_style": "choose"}, hands={1: cards("3c 5d 7h 9s Jc Kd"), 0: cards("4c 6d 8h Ts Qc Ad")}
+    )
     assert g.phase == "setup"
     assert g.face_up == [[[], [], []], [[], [], []]]
     assert len(g.hand(1)) == 6 and len(g.hand(0)) == 6
@@ -168,8 +178,12 @@ def test_deal_style_classic_deals_face_up_cards() -> None:
 
 def test_draw_before_play_draw_then_play_leaves_at_most_refill_to() -> None:
     """draw_before_play: draw one at a time, then the play must leave at most refill_to cards."""
-    g = table({"draw_before_play": True}, hands={1: "6c 6d As", 0: "Kc Kd Ks"},
-              up={1: "3c Jh Js", 0: "Qh Qs Qd"}, stock="3h 8d 4c")
+    g = table(
+        {"draw_before_play": True},
+        hands={1: "6c 6d As", 0: "Kc Kd Ks"},
+        up={1: "3c Jh Js", 0: "Qh Qs Qd"},
+        stock="3h 8d 4c",
+    )
     assert g.current == 1
     assert "draw" in legal_texts(g)
     assert act(g, "draw") == [("drew", 1, 1)]
@@ -186,8 +200,12 @@ def test_draw_before_play_draw_then_play_leaves_at_most_refill_to() -> None:
 
 def test_draw_before_play_no_draw_with_hand_above_refill_to() -> None:
     """draw_before_play: a seat whose hand is above refill_to at the start of its turn may not draw."""
-    g = table({"draw_before_play": True}, hands={1: "6c 6d As", 0: "4c 4d 4h"},
-              up={1: "3c Jh Js", 0: "Qh Qs Qd"}, stock="3h 8d 4s")
+    g = table(
+        {"draw_before_play": True},
+        hands={1: "6c 6d As", 0: "4c 4d 4h"},
+        up={1: "3c Jh Js", 0: "Qh Qs Qd"},
+        stock="3h 8d 4s",
+    )
     act(g, "play 6c 6d")
     act(g, "take")  # seat 0 now holds five cards
     act(g, "play 3h")
@@ -206,8 +224,10 @@ def test_draw_before_play_off_in_classic() -> None:
 # ----------------------------------------------------------------------------- opening
 
 
-OPEN_CARDS = {"hands": {1: "5h 5d 6s", 2: "5c 8c 8d", 0: "3d 9d Ac"},
-                  "up": {1: "Jh Js Qh", 2: "Kh Ks Qs", 0: "Jd Kd Qd"}}
+OPEN_CARDS = {
+    "hands": {1: "5h 5d 6s", 2: "5c 8c 8d", 0: "3d 9d Ac"},
+    "up": {1: "Jh Js Qh", 2: "Kh Ks Qs", 0: "Jd Kd Qd"},
+}
 
 
 def test_opening_threes_classic_lowest_rank_holder_opens() -> None:
@@ -288,8 +308,7 @@ def test_burn_count_classic_four_burn() -> None:
 
 def test_burn_count_five_four_equal_do_not_burn_five_do() -> None:
     """burn_count: 5 (two decks): four equal cards do not burn, a fifth does."""
-    g = table({"decks": 2, "burn_count": 5}, hands={1: "7c 7d 7c", 0: "7h 7s Kd"},
-              up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
+    g = table({"decks": 2, "burn_count": 5}, hands={1: "7c 7d 7c", 0: "7h 7s Kd"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
     act(g, "play 7c 7d")  # plays one of the two 7c
     ev = act(g, "play 7h 7s")
     assert "burned" not in kinds(ev) and len(g.pile) == 4 and g.current == 1
@@ -372,8 +391,10 @@ def test_faceup_fail_leave_keeps_face_up_cards() -> None:
 # ----------------------------------------------------------------------------- after_pickup
 
 
-PICKUP_CARDS = {"hands": {1: "9c 4s 5s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
-                    "up": {1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"}}
+PICKUP_CARDS = {
+    "hands": {1: "9c 4s 5s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
+    "up": {1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"},
+}
 
 
 def test_after_pickup_next_classic() -> None:
@@ -431,8 +452,14 @@ def test_goal_loser_classic_continues_after_first_out() -> None:
 
 def test_karma_stacking_setup_stack_refills_hand() -> None:
     """karma_stacking: an equal card placed on a face-up card stacks, and the hand is refilled."""
-    g = deal("classic", 2, {"karma_stacking": True}, hands={1: cards("9d 9h 5c"), 0: cards("Jc Jd Jh")},
-             face_up={1: cards("9c Kd 4s"), 0: cards("Qc Qd Qh")}, stock=cards("9s 6h 7h"))
+    g = deal(
+        "classic",
+        2,
+        {"karma_stacking": True},
+        hands={1: cards("9d 9h 5c"), 0: cards("Jc Jd Jh")},
+        face_up={1: cards("9c Kd 4s"), 0: cards("Qc Qd Qh")},
+        stock=cards("9s 6h 7h"),
+    )
     assert ("place", cards("9d")[0], 0) in g.legal_actions(1)
     ev = act(g, "place 9d 0", 1)
     assert ev == [("placed", 1, cards("9d")[0], 0), ("drew", 1, 1)]
@@ -453,8 +480,14 @@ def test_karma_stacking_off_classic_no_stacking() -> None:
 
 def test_karma_stacking_stack_is_played_whole() -> None:
     """karma_stacking: in the endgame a face-up stack is played as one group (STACK_SPLIT otherwise)."""
-    g = deal("classic", 2, {"karma_stacking": True}, hands={1: cards("9d 5c 6c"), 0: cards("Jc Jd Jh")},
-             face_up={1: cards("9c Kd 4s"), 0: cards("Qc Qd Qh")}, stock=cards("7h 7d"))
+    g = deal(
+        "classic",
+        2,
+        {"karma_stacking": True},
+        hands={1: cards("9d 5c 6c"), 0: cards("Jc Jd Jh")},
+        face_up={1: cards("9c Kd 4s"), 0: cards("Qc Qd Qh")},
+        stock=cards("7h 7d"),
+    )
     act(g, "place 9d 0", 1)
     act(g, "ready", 1)
     act(g, "ready", 0)
@@ -472,8 +505,9 @@ def test_karma_stacking_stack_is_played_whole() -> None:
 
 def test_match_count_single_refused_after_pair_but_two_and_ten_allowed() -> None:
     """match_count: after a pair a single is refused (TOO_FEW_CARDS), but a single 2 or 10 goes."""
-    g = table({"match_count": True, "hand": 4}, hands={1: "7c 7d 9s 9h", 0: "8c 8d 2c Td"},
-              up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
+    g = table(
+        {"match_count": True, "hand": 4}, hands={1: "7c 7d 9s 9h", 0: "8c 8d 2c Td"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"}
+    )
     act(g, "play 7c 7d")
     legal = legal_texts(g)
     assert {"play 8c 8d", "play 2c", "play Td"} <= legal
@@ -495,8 +529,12 @@ def test_match_count_off_classic_single_after_pair() -> None:
 
 def test_pair_skip_two_cards_skip_next_player() -> None:
     """pair_skip: a play of exactly two cards skips the next player."""
-    g = table({"pair_skip": True}, seats=3, hands={1: "9c 9d 4s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"},
-              up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"})
+    g = table(
+        {"pair_skip": True},
+        seats=3,
+        hands={1: "9c 9d 4s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"},
+        up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"},
+    )
     ev = act(g, "play 9c 9d")
     assert ("skipped", 2) in ev and g.current == 0
     ev = act(g, "play Qc")  # a single does not skip
@@ -505,8 +543,9 @@ def test_pair_skip_two_cards_skip_next_player() -> None:
 
 def test_pair_skip_off_classic_no_skip() -> None:
     """pair_skip: false (classic): a pair passes the turn to the next player."""
-    g = table(seats=3, hands={1: "9c 9d 4s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"},
-              up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"})
+    g = table(
+        seats=3, hands={1: "9c 9d 4s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"}, up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"}
+    )
     ev = act(g, "play 9c 9d")
     assert "skipped" not in kinds(ev) and g.current == 2
 
@@ -666,8 +705,11 @@ def test_powers_glass_keeps_burn_run() -> None:
 
 def test_powers_reverse_changes_direction() -> None:
     """powers reverse: with three players a reverse card sends the turn back the other way."""
-    spec = {"seats": 3, "hands": {1: "9c 4s 5s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"},
-                "up": {1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"}}
+    spec = {
+        "seats": 3,
+        "hands": {1: "9c 4s 5s", 2: "Jd 4d 5d", 0: "Qc 5c 6c"},
+        "up": {1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kc Kh Ks"},
+    }
     g = table({"powers": {"9": ["reverse"]}}, **spec)
     ev = act(g, "play 9c")
     assert ("reversed", 1, -1) in ev and g.direction == -1 and g.current == 0
@@ -698,8 +740,12 @@ def test_powers_skip_next_player_misses_turn() -> None:
 
 def test_powers_several_on_one_rank() -> None:
     """powers: a rank may hold several powers (9: glass and skip)."""
-    g = table({"powers": {"9": ["glass", "skip"]}}, seats=3, hands={1: "Kc 4s 5s", 2: "9d 4d 5d", 0: "Qc 5c Ac"},
-              up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kh Ks 6c"})
+    g = table(
+        {"powers": {"9": ["glass", "skip"]}},
+        seats=3,
+        hands={1: "Kc 4s 5s", 2: "9d 4d 5d", 0: "Qc 5c Ac"},
+        up={1: "3c Qh Qs", 2: "Jh Js Kd", 0: "Kh Ks 6c"},
+    )
     act(g, "play Kc")
     ev = act(g, "play 9d")
     assert ("skipped", 0) in ev and g.current == 1
@@ -713,8 +759,13 @@ def _series_loser(next_dealer: str) -> tuple[Series, int]:
     """Three seats, dealer 0: seat 1 plays a K, seat 2 picks it up, the game is capped (5 actions)."""
     rules = make_rules("classic", {"next_dealer": next_dealer, "max_actions": 5})
     series = Series(rules, 3, seed=1, first_dealer=0)
-    deck = stack_deck(rules, 3, 0, hands={1: cards("Kc 5d 6d"), 2: cards("4c 4d 4h"), 0: cards("8c 8d 8h")},
-                      face_up={1: cards("3c Qh Qs"), 2: cards("Jh Js Jd"), 0: cards("Ac Ah As")})
+    deck = stack_deck(
+        rules,
+        3,
+        0,
+        hands={1: cards("Kc 5d 6d"), 2: cards("4c 4d 4h"), 0: cards("8c 8d 8h")},
+        face_up={1: cards("3c Qh Qs"), 2: cards("Jh Js Jd"), 0: cards("Ac Ah As")},
+    )
     g = series.start_game(deck)
     for s in range(3):
         act(g, "ready", s)

@@ -24,12 +24,20 @@ from server.engine.cards import JOKER
 from .helpers import act, cards, deal, kinds, legal_texts, names, refused, start
 
 
-def table(preset: str = "classic", options: dict[str, Any] | None = None, *, seats: int = 2,
-          hands: dict[int, str] | None = None, up: dict[int, str] | None = None,
-          stock: str = "") -> Game:
+def table(
+    preset: str = "classic",
+    options: dict[str, Any] | None = None,
+    *,
+    seats: int = 2,
+    hands: dict[int, str] | None = None,
+    up: dict[int, str] | None = None,
+    stock: str = "",
+) -> Game:
     """A started game (setup done) dealing the given cards, written as text."""
+
     def conv(spec: dict[int, str] | None) -> dict[int, list[int]]:
         return {s: cards(t) for s, t in (spec or {}).items()}
+
     return start(preset, seats, options, hands=conv(hands), face_up=conv(up), stock=cards(stock))
 
 
@@ -42,10 +50,20 @@ def dealt_sizes(game: Game, seat: int) -> tuple[int, int, int]:
 # RULES.md C1 (classic 2-5), six_players "up to 6", west_kent "2 or 3"; the other upper
 # bounds are the engine's documented choices (docs/ENGINE.md decision 18: what the decks hold).
 RANGES = {
-    "classic": (2, 5), "encyclopedia": (2, 5), "six_players": (2, 6), "alt_deal": (2, 5),
-    "gultnieks": (2, 5), "karma": (2, 5), "smeghead": (2, 8), "west_kent": (2, 3),
-    "guarducci": (2, 5), "finnish": (2, 4), "ten_two_slide": (2, 5), "egilsson": (2, 5),
-    "wikibooks": (2, 9), "linz": (2, 4),
+    "classic": (2, 5),
+    "encyclopedia": (2, 5),
+    "six_players": (2, 6),
+    "alt_deal": (2, 5),
+    "gultnieks": (2, 5),
+    "karma": (2, 5),
+    "smeghead": (2, 8),
+    "west_kent": (2, 3),
+    "guarducci": (2, 5),
+    "finnish": (2, 4),
+    "ten_two_slide": (2, 5),
+    "egilsson": (2, 5),
+    "wikibooks": (2, 9),
+    "linz": (2, 4),
 }
 
 
@@ -83,10 +101,16 @@ def test_classic_is_the_default_rule_set() -> None:
     assert (o["decks"], o["jokers"], o["face_down"], o["face_up"], o["hand"], o["refill_to"]) == (1, 0, 3, 3, 3, 3)
     assert o["powers"] == {"2": ["reset"], "T": ["burn"]}
     assert (o["deal_style"], o["opening"], o["faceup_fail"], o["after_pickup"], o["goal"]) == (
-        "classic", "threes", "take_one", "next", "loser")
+        "classic",
+        "threes",
+        "take_one",
+        "next",
+        "loser",
+    )
     assert o["ten_anywhere"] and o["voluntary_pickup"] and o["burn_count"] == 4
-    assert not any(o[k] for k in ("draw_before_play", "karma_stacking", "match_count", "pair_skip",
-                                  "suit_runs", "stock_gamble"))
+    assert not any(
+        o[k] for k in ("draw_before_play", "karma_stacking", "match_count", "pair_skip", "suit_runs", "stock_gamble")
+    )
     assert (o["next_dealer"], o["max_actions"]) == ("rotate", 5000)
     assert (rules.min_players, rules.max_players) == (2, 5)
 
@@ -96,8 +120,11 @@ def test_classic_is_the_default_rule_set() -> None:
 
 def test_encyclopedia_match_count_and_optional_pair_skip() -> None:
     """encyclopedia: a pair must be answered by at least a pair; pair_skip is off unless asked for."""
-    spec = {"seats": 3, "hands": {1: "7c 7d 4s", 2: "8c 8d 9h", 0: "Jc Jd 5c"},
-                "up": {1: "3c Qh Qs", 2: "Kh Ks Kd", 0: "Ac Ah As"}}
+    spec = {
+        "seats": 3,
+        "hands": {1: "7c 7d 4s", 2: "8c 8d 9h", 0: "Jc Jd 5c"},
+        "up": {1: "3c Qh Qs", 2: "Kh Ks Kd", 0: "Ac Ah As"},
+    }
     g = table("encyclopedia", **spec)
     assert g.rules.match_count and not g.rules.pair_skip
     act(g, "play 7c 7d")
@@ -167,8 +194,13 @@ def test_alt_deal_six_in_hand_choose_three_face_up() -> None:
 
 def test_gultnieks_eight_on_seven_sends_duty_back_to_seven_player() -> None:
     """gultnieks: A plays 7, B plays 8 (reverse): A must now play 7 or lower, an 8 or a 10."""
-    g = table("gultnieks", seats=3, hands={1: "7c 5d 9d", 2: "8c Kc 4h", 0: "Qc Qd 6s"},
-              up={1: "3c Jh Js", 2: "Ah As Ad", 0: "Kh Ks Kd"}, stock="8d Td")
+    g = table(
+        "gultnieks",
+        seats=3,
+        hands={1: "7c 5d 9d", 2: "8c Kc 4h", 0: "Qc Qd 6s"},
+        up={1: "3c Jh Js", 2: "Ah As Ad", 0: "Kh Ks Kd"},
+        stock="8d Td",
+    )
     act(g, "play 7c")  # seat 1 (A) draws the 8d
     assert view_for(g, 2)["to_beat"] == {"rule": "at_most", "rank": "7", "also": ["8", "T"], "min_cards": 1}
     assert refused(g, "play Kc") == ErrorCode.DOES_NOT_BEAT
@@ -187,12 +219,17 @@ def test_gultnieks_ten_allowed_after_seven_and_eight_beaten_by_anything_on_empty
     g = table("gultnieks", hands={1: "7c 5d 9d", 0: "Td Qd 6s"}, up={1: "3c Jh Js", 0: "Kh Ks Kd"})
     act(g, "play 7c")
     assert "burned" in kinds(act(g, "play Td"))
-    g = table("gultnieks", seats=3, hands={1: "8c 5d 9d", 2: "Kc Qd 6s", 0: "4c 4d 4h"},
-              up={1: "3c Jh Js", 2: "Kh Ks Kd", 0: "Ah As Ad"})
+    g = table(
+        "gultnieks",
+        seats=3,
+        hands={1: "8c 5d 9d", 2: "Kc Qd 6s", 0: "4c 4d 4h"},
+        up={1: "3c Jh Js", 2: "Kh Ks Kd", 0: "Ah As Ad"},
+    )
     act(g, "play 8c")
     assert g.current == 0 and "play 4c" in legal_texts(g)
-    classic = table(seats=3, hands={1: "8c 5d 9d", 2: "Kc Qd 6s", 0: "4c 4d 4h"},
-                    up={1: "3c Jh Js", 2: "Kh Ks Kd", 0: "Ah As Ad"})
+    classic = table(
+        seats=3, hands={1: "8c 5d 9d", 2: "Kc Qd 6s", 0: "4c 4d 4h"}, up={1: "3c Jh Js", 2: "Kh Ks Kd", 0: "Ah As Ad"}
+    )
     act(classic, "play 8c")
     assert classic.current == 2
 
@@ -202,8 +239,11 @@ def test_gultnieks_ten_allowed_after_seven_and_eight_beaten_by_anything_on_empty
 
 def test_karma_player_before_pickup_leads_next() -> None:
     """karma: after a pick-up, the seat that made the last play leads (not the picker's neighbour)."""
-    spec = {"seats": 3, "hands": {1: "9c 4s 5s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
-                "up": {1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"}}
+    spec = {
+        "seats": 3,
+        "hands": {1: "9c 4s 5s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
+        "up": {1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"},
+    }
     g = table("karma", **spec)
     act(g, "play 9c")
     act(g, "play Kd")
@@ -306,8 +346,9 @@ def test_guarducci_seven_on_empty_pile_counts_as_seven() -> None:
     assert view_for(g, 0)["to_beat"]["rank"] == "7"
     assert refused(g, "play 6d") == ErrorCode.DOES_NOT_BEAT
     act(g, "play 9d")
-    plain_glass = table("classic", {"powers": {"7": ["glass"]}},
-                        hands={1: "7c Kh As", 0: "6d 9d 5d"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"})
+    plain_glass = table(
+        "classic", {"powers": {"7": ["glass"]}}, hands={1: "7c Kh As", 0: "6d 9d 5d"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"}
+    )
     act(plain_glass, "play 7c")
     assert "play 6d" in legal_texts(plain_glass)  # glass_on_empty: any (the default)
 
@@ -325,8 +366,12 @@ def test_guarducci_ten_may_not_follow_eight() -> None:
 
 def test_guarducci_jokers_skip() -> None:
     """guarducci: a joker goes on anything and the next player misses a turn (3 players)."""
-    g = table("guarducci", seats=3, hands={1: "Ac 4s 5s", 2: "Xr 4d 5d", 0: "Kc 5c 6c"},
-              up={1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kh Ks Kd"})
+    g = table(
+        "guarducci",
+        seats=3,
+        hands={1: "Ac 4s 5s", 2: "Xr 4d 5d", 0: "Kc 5c 6c"},
+        up={1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kh Ks Kd"},
+    )
     assert g.rules.jokers == 2
     act(g, "play Ac")
     ev = act(g, "play Xr")
@@ -343,8 +388,12 @@ def test_guarducci_joker_two_players_plays_again_any_card() -> None:
 
 def test_guarducci_suit_runs_and_previous_leads_after_pickup() -> None:
     """guarducci: suit runs are allowed, and after a pick-up the previous player leads."""
-    g = table("guarducci", seats=3, hands={1: "4s 5s 6s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
-              up={1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"})
+    g = table(
+        "guarducci",
+        seats=3,
+        hands={1: "4s 5s 6s", 2: "Kd 4d 5d", 0: "4c 5c 6c"},
+        up={1: "3c Qh Qs", 2: "Jh Js Jd", 0: "Kc Kh Ks"},
+    )
     act(g, "run 4s 5s 6s")
     act(g, "play Kd")
     act(g, "take")
@@ -356,8 +405,13 @@ def test_guarducci_suit_runs_and_previous_leads_after_pickup() -> None:
 
 def test_egilsson_five_on_king_next_below_five() -> None:
     """egilsson: a 5 goes on a K; the next play must be below 5 (not a 5, 6 or 10)."""
-    g = table("egilsson", {"hand": 4}, hands={1: "Kc 4h 5h Th", 0: "5d 9d Jd Qd"},
-              up={1: "3c Qh Qs", 0: "Ac Ah As"}, stock="6h 7h")
+    g = table(
+        "egilsson",
+        {"hand": 4},
+        hands={1: "Kc 4h 5h Th", 0: "5d 9d Jd Qd"},
+        up={1: "3c Qh Qs", 0: "Ac Ah As"},
+        stock="6h 7h",
+    )
     act(g, "play Kc")  # seat 1 draws the 6h
     act(g, "play 5d")
     assert view_for(g, 1)["to_beat"] == {"rule": "below", "rank": "5", "also": [], "min_cards": 1}
@@ -372,8 +426,7 @@ def test_egilsson_five_on_king_next_below_five() -> None:
 
 def test_egilsson_stock_gamble() -> None:
     """egilsson: a seat may turn over the top stock card instead of playing from the hand."""
-    g = table("egilsson", hands={1: "Kc 4h 5h", 0: "9d 6d Jd"}, up={1: "3c Qh Qs", 0: "Ac Ah As"},
-              stock="6h Ad")
+    g = table("egilsson", hands={1: "Kc 4h 5h", 0: "9d 6d Jd"}, up={1: "3c Qh Qs", 0: "Ac Ah As"}, stock="6h Ad")
     act(g, "play Kc")
     ev = act(g, "gamble")
     assert ev[0] == ("gambled", 0, cards("Ad")[0]) and ev[1][0] == "played"
@@ -456,8 +509,9 @@ def test_linz_four_fives_with_an_eight_between_burn() -> None:
     assert view_for(g, 1)["to_beat"]["rank"] == "5"
     ev = act(g, "play 5h 5s")
     assert ("burned", 1, 5) in ev and g.current == 1
-    classic = table("classic", {"hand": 5}, hands={1: "5c 5d 5h 5s Kd", 0: "8c 9c 9d Jc Qc"},
-                    up={1: "3c Qh Qs", 0: "Kh Ks Ac"})
+    classic = table(
+        "classic", {"hand": 5}, hands={1: "5c 5d 5h 5s Kd", 0: "8c 9c 9d Jc Qc"}, up={1: "3c Qh Qs", 0: "Kh Ks Ac"}
+    )
     act(classic, "play 5c 5d")
     act(classic, "play 8c")
     assert refused(classic, "play 5h 5s") == ErrorCode.DOES_NOT_BEAT

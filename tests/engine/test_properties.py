@@ -38,8 +38,7 @@ from server.engine import (
 # --------------------------------------------------------------------------- parameters
 
 COMBOS: list[tuple[str, int]] = [
-    (p, n) for p in PRESETS
-    for n in range(make_rules(p).min_players, make_rules(p).max_players + 1)
+    (p, n) for p in PRESETS for n in range(make_rules(p).min_players, make_rules(p).max_players + 1)
 ]
 COMBO_IDS = [f"{p}-{n}" for p, n in COMBOS]
 
@@ -103,6 +102,7 @@ def acting_seat(game: Game, rng: random.Random) -> int:
 
 # --------------------------------------------------------------------------- state helpers
 
+
 def all_cards(game: Game) -> Counter:
     cards: list[int] = list(game.stock)
     cards += game.pile
@@ -120,7 +120,8 @@ def check_conservation(game: Game, where: str = "") -> None:
     got = all_cards(game)
     assert got == expected, (
         f"{where}: cards not conserved: missing {sorted((expected - got).elements())}, "
-        f"extra {sorted((got - expected).elements())}")
+        f"extra {sorted((got - expected).elements())}"
+    )
     for s in range(game.n):
         assert game.hand_n[s] == len(game.hand(s)), f"{where}: hand_n[{s}] wrong"
 
@@ -128,13 +129,32 @@ def check_conservation(game: Game, where: str = "") -> None:
 def snapshot(game: Game) -> tuple:
     """Every part of the state that an action could change (for 'unchanged' checks)."""
     return (
-        game.phase, game.current, game.direction, game.version, len(game.history),
-        tuple(tuple(game.hand(s)) for s in range(game.n)), tuple(game.hand_n),
+        game.phase,
+        game.current,
+        game.direction,
+        game.version,
+        len(game.history),
+        tuple(tuple(game.hand(s)) for s in range(game.n)),
+        tuple(game.hand_n),
         tuple(tuple(tuple(st_) for st_ in row) for row in game.face_up),
-        tuple(tuple(row) for row in game.face_down), tuple(game.stock), tuple(game.pile),
-        tuple(game.burned), game.eff, game.last_len, game.last_player, game.forced, game.drew,
-        tuple(game.ready), tuple(game.out), tuple(game.finish), tuple(game.announcements),
-        game.announce_left, game.turn_hand, game.capped, game.places, game.first_burner,
+        tuple(tuple(row) for row in game.face_down),
+        tuple(game.stock),
+        tuple(game.pile),
+        tuple(game.burned),
+        game.eff,
+        game.last_len,
+        game.last_player,
+        game.forced,
+        game.drew,
+        tuple(game.ready),
+        tuple(game.out),
+        tuple(game.finish),
+        tuple(game.announcements),
+        game.announce_left,
+        game.turn_hand,
+        game.capped,
+        game.places,
+        game.first_burner,
     )
 
 
@@ -162,8 +182,13 @@ def action_cards(action: tuple) -> list[int]:
 
 def normalise(action: object) -> object:
     """The engine accepts a play's cards in any order: compare in sorted form."""
-    if (isinstance(action, tuple) and len(action) == 2 and action[0] in ("play", "run")
-            and isinstance(action[1], tuple) and all(type(c) is int for c in action[1])):
+    if (
+        isinstance(action, tuple)
+        and len(action) == 2
+        and action[0] in ("play", "run")
+        and isinstance(action[1], tuple)
+        and all(type(c) is int for c in action[1])
+    ):
         return (action[0], tuple(sorted(action[1])))
     return action
 
@@ -179,8 +204,7 @@ def count_cards(text: str) -> Counter:
     return Counter(parse_card(m) for m in _CARD_RE.findall(text))
 
 
-def check_view(game: Game, seat: int | None, view: dict | None = None,
-               public: Counter | None = None) -> None:
+def check_view(game: Game, seat: int | None, view: dict | None = None, public: Counter | None = None) -> None:
     """The view of ``seat`` names no card beyond what that seat may know (RULES.md C4).
 
     A card value may show up as often as copies of it are legitimately visible to the seat
@@ -249,6 +273,7 @@ def check_all_views(game: Game) -> None:
 
 # --------------------------------------------------------------------------- events
 
+
 class Before:
     """What was public, and what the actor held, before an action (to judge its events)."""
 
@@ -284,7 +309,8 @@ def check_events(game: Game, before: Before, events: list[tuple]) -> None:
         elif kind == "first_player" and e[2] is not None:
             c, s = e[2], e[1]
             assert c in face_up_cards(game, s) or (s, c) in game.announcements, (
-                f"'first_player' names a card that is neither face up nor announced: {e}")
+                f"'first_player' names a card that is neither face up nor announced: {e}"
+            )
         elif kind == "flipped":
             assert before.face_down[e[2]] == e[3] and before.seat == e[1]
         elif kind == "gambled":
@@ -293,7 +319,7 @@ def check_events(game: Game, before: Before, events: list[tuple]) -> None:
     if not named:
         return
     # Most named cards are now on the pile or burned; only the rest need the full judgement.
-    allowed = set(game.pile) | set(game.burned[before.burned:])
+    allowed = set(game.pile) | set(game.burned[before.burned :])
     rest = [(e, c) for e, c in named if c not in allowed]
     if not rest:
         return
@@ -301,8 +327,9 @@ def check_events(game: Game, before: Before, events: list[tuple]) -> None:
     for s in range(game.n):
         allowed.update(face_up_cards(game, s))
     allowed |= set((before.hand - Counter(game.hand(before.seat))).elements())
-    allowed |= {c for c, now in zip(before.face_down, game.face_down[before.seat], strict=True)
-                if c is not None and now is None}
+    allowed |= {
+        c for c, now in zip(before.face_down, game.face_down[before.seat], strict=True) if c is not None and now is None
+    }
     if before.action[0] == "gamble" and before.stock_top is not None:
         allowed.add(before.stock_top)
     bad = [(e, c) for e, c in rest if c not in allowed]
@@ -310,6 +337,7 @@ def check_events(game: Game, before: Before, events: list[tuple]) -> None:
 
 
 # --------------------------------------------------------------------------- legal / refused
+
 
 def check_legal_accepted(game: Game) -> None:
     """Every listed action of every seat that may act is accepted (on a clone)."""
@@ -322,7 +350,8 @@ def check_legal_accepted(game: Game) -> None:
             except IllegalAction as exc:  # pragma: no cover - reported as a failure
                 raise AssertionError(
                     f"listed action {action} of seat {seat} refused: {exc} "
-                    f"(preset {game.rules.preset}, after {len(game.history)} actions)") from exc
+                    f"(preset {game.rules.preset}, after {len(game.history)} actions)"
+                ) from exc
             check_conservation(g, f"after listed {action}")
     assert snapshot(game) == before, "acting on a clone changed the original"
 
@@ -332,6 +361,7 @@ def candidate_actions(game: Game, seat: int, rng: random.Random) -> list[object]
     hand = game.hand(seat) if 0 <= seat < game.n else []
     up = face_up_cards(game, seat) if 0 <= seat < game.n else []
     mine = hand + up
+
     def pick(pool: list[int]) -> int:
         return rng.choice(pool or deck)
 
@@ -358,23 +388,40 @@ def candidate_actions(game: Game, seat: int, rng: random.Random) -> list[object]
     for kind in ("swap", "place"):
         out += [(kind, pick(hand), rng.randint(-1, 5)), (kind, pick(deck), rng.randint(0, 4))]
     out += [("ready",), ("pass",), ("announce", pick(hand)), ("announce", pick(deck))]
-    out += [None, "play", ("play",), ("play", (999,)), ("play", ()), (), ("nonsense",),
-            ("play", "Ah"), ("flip", "1"), ("take", None), ["play"], {"kind": "play"},
-            ("flip", 10**9), ("swap", deck[0], 10**9), ("play", (deck[0],) * 70),
-            ("play", (pick(hand),), "extra"), ("ready", 1), ("take", 3, 4)]
+    out += [
+        None,
+        "play",
+        ("play",),
+        ("play", (999,)),
+        ("play", ()),
+        (),
+        ("nonsense",),
+        ("play", "Ah"),
+        ("flip", "1"),
+        ("take", None),
+        ["play"],
+        {"kind": "play"},
+        ("flip", 10**9),
+        ("swap", deck[0], 10**9),
+        ("play", (deck[0],) * 70),
+        ("play", (pick(hand),), "extra"),
+        ("ready", 1),
+        ("take", 3, 4),
+    ]
     return out
 
 
-def _attempt(game: Game, seat: object, action: object, before: tuple, snap: tuple, where: str,
-             full: bool) -> None:
+def _attempt(game: Game, seat: object, action: object, before: tuple, snap: tuple, where: str, full: bool) -> None:
     try:
         game.apply(seat, action)  # type: ignore[arg-type]
     except IllegalAction as exc:
         assert isinstance(exc.code, ErrorCode), f"{where}: code {exc.code!r} is not an ErrorCode"
         check_message(game, seat, action, exc)
     else:
-        raise AssertionError(f"{where}: unlisted action {action!r} of seat {seat!r} was accepted "
-                             f"(legal: {game.legal_actions(seat) if type(seat) is int else ()})")
+        raise AssertionError(
+            f"{where}: unlisted action {action!r} of seat {seat!r} was accepted "
+            f"(legal: {game.legal_actions(seat) if type(seat) is int else ()})"
+        )
     assert snapshot(game) == snap, f"{where}: refused {action!r} of seat {seat!r} changed the state"
     if full:
         assert public_state(game) == before, f"{where}: refused {action!r} changed a view"
@@ -427,6 +474,7 @@ def check_refusals(game: Game, rng: random.Random, *, full_every: int = 6) -> in
 
 # --------------------------------------------------------------------------- the game driver
 
+
 def check_outcome(game: Game) -> None:
     out = game.outcome()
     assert game.is_over() and out is not None
@@ -445,9 +493,17 @@ def check_outcome(game: Game) -> None:
         assert k == game.n - 1 and game.cards_held(out.loser) > 0
 
 
-def play(game: Game, policy: Policy, rng: random.Random, *, views_every: int = 0,
-         deep_p: float = 0.0, deep_first: int = 0, deep_max: int = 0,
-         replay_mid: bool = False) -> dict[str, int]:
+def play(
+    game: Game,
+    policy: Policy,
+    rng: random.Random,
+    *,
+    views_every: int = 0,
+    deep_p: float = 0.0,
+    deep_first: int = 0,
+    deep_max: int = 0,
+    replay_mid: bool = False,
+) -> dict[str, int]:
     """Play to the end checking invariants; returns counts of what was checked.
 
     Conservation and events after every action; all views every ``views_every`` actions;
@@ -463,8 +519,7 @@ def play(game: Game, policy: Policy, rng: random.Random, *, views_every: int = 0
     while not game.is_over():
         steps = len(game.history)
         assert steps < limit, "the game did not stop at max_actions"
-        if steps < deep_first or (stats["deep"] < deep_max and rng.random() < (
-                deep_p * 8 if interesting else deep_p)):
+        if steps < deep_first or (stats["deep"] < deep_max and rng.random() < (deep_p * 8 if interesting else deep_p)):
             check_legal_accepted(game)
             stats["refused"] += check_refusals(game, rng)
             stats["deep"] += 1
@@ -514,14 +569,14 @@ def check_replay(game: Game) -> None:
 
 # =========================================================================== tests
 
+
 @pytest.mark.parametrize(("preset", "n"), COMBOS, ids=COMBO_IDS)
 def test_random_game_invariants(preset: str, n: int, request: pytest.FixtureRequest) -> None:
     """A seeded random game keeps every invariant: conservation, legal/refused, views, events, end, replay."""
     seed = seed_of("random", preset, n)
     rng = random.Random(seed)
     game = new_game(preset, n, seed)
-    stats = play(game, random_policy, rng, views_every=25, deep_p=1 / 150, deep_first=6,
-                 deep_max=12, replay_mid=True)
+    stats = play(game, random_policy, rng, views_every=25, deep_p=1 / 150, deep_first=6, deep_max=12, replay_mid=True)
     assert stats["deep"] >= 6 and stats["refused"] > 0
     request.node.user_properties.extend(stats.items())
 
@@ -551,8 +606,10 @@ def test_hypothesis_games(data: st.DataObject, seed: int) -> None:
     preset = data.draw(st.sampled_from(sorted(PRESETS)), label="preset")
     rules = make_rules(preset)
     n = data.draw(st.integers(rules.min_players, rules.max_players), label="seats")
-    options = {"goal": data.draw(st.sampled_from(["loser", "winner"]), label="goal"),
-               "max_actions": data.draw(st.sampled_from([300, 1000]), label="max_actions")}
+    options = {
+        "goal": data.draw(st.sampled_from(["loser", "winner"]), label="goal"),
+        "max_actions": data.draw(st.sampled_from([300, 1000]), label="max_actions"),
+    }
     policy = data.draw(st.sampled_from([random_policy, greedy_policy]), label="policy")
     game = new_game(preset, n, seed, options)
     play(game, policy, random.Random(seed), views_every=20, deep_p=1 / 100, deep_first=2, deep_max=6)
@@ -615,8 +672,9 @@ def test_same_seed_same_deal(preset: str) -> None:
     assert len(decks) == 4
 
 
-@pytest.mark.parametrize(("preset", "n"), [(p, make_rules(p).max_players) for p in sorted(PRESETS)],
-                         ids=sorted(PRESETS))
+@pytest.mark.parametrize(
+    ("preset", "n"), [(p, make_rules(p).max_players) for p in sorted(PRESETS)], ids=sorted(PRESETS)
+)
 def test_same_actions_same_events(preset: str, n: int) -> None:
     """Two engines dealt the same deck and fed the same actions emit identical events at every step."""
     seed = seed_of("twins", preset, n)
@@ -689,6 +747,5 @@ def test_type_confused_actions_refused() -> None:
                 if snapshot(g2) != snap:
                     failures.append(f"{odd!r} refused but the state changed")
             except Exception as exc:  # noqa: BLE001 - any other exception is the bug
-                failures.append(f"{odd!r} raised {type(exc).__name__}: {exc}; state changed: "
-                                f"{snapshot(g2) != snap}")
+                failures.append(f"{odd!r} raised {type(exc).__name__}: {exc}; state changed: {snapshot(g2) != snap}")
     assert not failures, "; ".join(failures)

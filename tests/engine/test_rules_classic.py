@@ -21,8 +21,18 @@ from typing import Any
 import pytest
 
 from server.engine import (
-    ErrorCode, Game, IllegalAction, Outcome, RulesError, Series, build_deck, check_seats,
-    event_to_dict, make_rules, parse_action, view_for,
+    ErrorCode,
+    Game,
+    IllegalAction,
+    Outcome,
+    RulesError,
+    Series,
+    build_deck,
+    check_seats,
+    event_to_dict,
+    make_rules,
+    parse_action,
+    view_for,
 )
 from server.engine.cards import JOKER
 from server.engine.policies import greedy_policy
@@ -42,9 +52,18 @@ def only(events: list[tuple], kind: str) -> list[tuple]:
 
 def snapshot(game: Game) -> tuple:
     """Everything a refused action must leave untouched."""
-    return (game.version, game.phase, game.current, list(game.pile), list(game.stock),
-            [game.hand(s) for s in range(game.n)], deepcopy(game.face_up),
-            deepcopy(game.face_down), list(game.burned), len(game.history))
+    return (
+        game.version,
+        game.phase,
+        game.current,
+        list(game.pile),
+        list(game.stock),
+        [game.hand(s) for s in range(game.n)],
+        deepcopy(game.face_up),
+        deepcopy(game.face_down),
+        list(game.burned),
+        len(game.history),
+    )
 
 
 def assert_refused(game: Game, text: str, code: ErrorCode, seat: int | None = None) -> None:
@@ -57,24 +76,33 @@ def assert_refused(game: Game, text: str, code: ErrorCode, seat: int | None = No
     assert snapshot(game) == before
 
 
-def two(hand1: str, hand0: str, *, up1: str = "Jh Qh Kh", up0: str = "Js Qs Ks",
-        stock: str = "") -> Game:
+def two(hand1: str, hand0: str, *, up1: str = "Jh Qh Kh", up0: str = "Js Qs Ks", stock: str = "") -> Game:
     """A classic two-player game in play, dealer 0. Seat 1 gets a 3 in hand in every scenario,
     and no 3 lies face up, so seat 1 opens (C5). ``stock`` lists the top of the stock."""
-    game = start("classic", 2, hands={1: split(hand1), 0: split(hand0)},
-                 face_up={1: split(up1), 0: split(up0)}, stock=split(stock))
+    game = start(
+        "classic",
+        2,
+        hands={1: split(hand1), 0: split(hand0)},
+        face_up={1: split(up1), 0: split(up0)},
+        stock=split(stock),
+    )
     assert game.phase == "play" and game.current == 1
     return game
 
 
-def three(up: dict[int, str], hand: dict[int, str], *, dealer: int = 0,
-          down: dict[int, str] | None = None) -> tuple[Game, list[tuple]]:
+def three(
+    up: dict[int, str], hand: dict[int, str], *, dealer: int = 0, down: dict[int, str] | None = None
+) -> tuple[Game, list[tuple]]:
     """A classic three-player game with every face-up card and hand chosen; everyone readies.
     Returns the game and the events of the last ready (they name the first player)."""
-    game = deal("classic", 3, dealer=dealer,
-                face_up={s: split(t) for s, t in up.items()},
-                hands={s: split(t) for s, t in hand.items()},
-                face_down={s: split(t) for s, t in (down or {}).items()})
+    game = deal(
+        "classic",
+        3,
+        dealer=dealer,
+        face_up={s: split(t) for s, t in up.items()},
+        hands={s: split(t) for s, t in hand.items()},
+        face_down={s: split(t) for s, t in (down or {}).items()},
+    )
     events: list[tuple] = []
     for s in range(3):
         events = game.apply(s, ("ready",))
@@ -90,8 +118,14 @@ def endgame_two(up: str, down: str, opponent: str) -> Game:
     four-of-a-kinds (C9), keeping the turn each time, and is left with no hand, its face-up
     cards ``up`` and face-down cards ``down`` (by position), still to act on an empty pile.
     Seat 0 holds ``opponent`` (plus filler)."""
-    game = start("classic", 2, {"hand": 20}, hands={1: split(QUADS), 0: split(opponent)},
-                 face_up={1: split(up)}, face_down={1: split(down)})
+    game = start(
+        "classic",
+        2,
+        {"hand": 20},
+        hands={1: split(QUADS), 0: split(opponent)},
+        face_up={1: split(up)},
+        face_down={1: split(down)},
+    )
     assert game.stock == [] and game.current == 1
     for rank in "34567":
         events = act(game, "play " + " ".join(rank + s for s in "cdhs"))
@@ -104,10 +138,14 @@ def endgame_four(last_face_down: str) -> Game:
     """Four players, 1 face down, 3 face up and 9 in hand each: the whole deck is dealt.
     Seat 1 burns 3333, 4444 and a 10, plays its face-up Jc Jd Jh; seats 2, 3, 0 answer Qs,
     Ks, As; now seat 1 has only its one face-down card ``last_face_down`` and must flip it."""
-    game = start("classic", 4, {"face_down": 1, "face_up": 3, "hand": 9},
-                 hands={1: split("3c 3d 3h 3s 4c 4d 4h 4s Tc"), 2: ["Qs", "5d"],
-                        3: ["Ks", "6d"], 0: ["As", "7d"]},
-                 face_up={1: split("Jc Jd Jh")}, face_down={1: [last_face_down]})
+    game = start(
+        "classic",
+        4,
+        {"face_down": 1, "face_up": 3, "hand": 9},
+        hands={1: split("3c 3d 3h 3s 4c 4d 4h 4s Tc"), 2: ["Qs", "5d"], 3: ["Ks", "6d"], 0: ["As", "7d"]},
+        face_up={1: split("Jc Jd Jh")},
+        face_down={1: [last_face_down]},
+    )
     assert game.stock == [] and game.current == 1
     for text in ("play 3c 3d 3h 3s", "play 4c 4d 4h 4s", "play Tc"):
         assert only(act(game, text), "burned")
@@ -229,10 +267,14 @@ def test_c3_deal_starts_left_of_dealer_for_any_table(seats: int, dealer: int) ->
         assert game.face_down[s] == [deck[i * seats + j] for i in range(3)]
         assert game.face_up[s] == [[deck[3 * seats + i * seats + j]] for i in range(3)]
         assert game.hand(s) == sorted(deck[6 * seats + i * seats + j] for i in range(3))
-    assert game.stock[::-1] == deck[9 * seats:]
+    assert game.stock[::-1] == deck[9 * seats :]
     again = Game.new(make_rules("classic"), seats, dealer=dealer, deck=list(deck))
     assert (again.face_down, again.face_up, again.groups, again.stock) == (
-        game.face_down, game.face_up, game.groups, game.stock)
+        game.face_down,
+        game.face_up,
+        game.groups,
+        game.stock,
+    )
 
 
 # --------------------------------------------------------------------------- C4 exchange
@@ -240,8 +282,12 @@ def test_c3_deal_starts_left_of_dealer_for_any_table(seats: int, dealer: int) ->
 
 def test_c4_exchange_any_number_of_hand_and_face_up_cards() -> None:
     """C4: before play a player may swap hand and face-up cards as often as they like."""
-    game = deal("classic", 2, hands={1: split("3c 5d 9h"), 0: split("4c 6d 8h")},
-                face_up={1: split("Kc Qd Ah"), 0: split("Kd Qc As")})
+    game = deal(
+        "classic",
+        2,
+        hands={1: split("3c 5d 9h"), 0: split("4c 6d 8h")},
+        face_up={1: split("Kc Qd Ah"), 0: split("Kd Qc As")},
+    )
     swaps = {t for t in legal_texts(game, 1) if t.startswith("swap")}
     assert swaps == {f"swap {c} {i}" for c in ("3c", "5d", "9h") for i in range(3)}
     assert act(game, "swap 3c 0", 1) == [("swapped", 1, cards("3c")[0], cards("Kc")[0], 0)]
@@ -264,8 +310,13 @@ def test_c4_exchange_any_number_of_hand_and_face_up_cards() -> None:
 def test_c4_nobody_sees_face_down_cards_not_even_their_owner() -> None:
     """C4: no view (own, other, spectator) and no event names a face-down card before it is played."""
     hidden = {1: ["Ah", "Kh", "Qh"], 0: ["As", "Ks", "Qs"]}
-    game = deal("classic", 2, hands={1: split("3c 5d 9h"), 0: split("4c 6d 8h")},
-                face_up={1: split("Jc Jd 7h"), 0: split("Tc Td 7s")}, face_down=hidden)
+    game = deal(
+        "classic",
+        2,
+        hands={1: split("3c 5d 9h"), 0: split("4c 6d 8h")},
+        face_up={1: split("Jc Jd 7h"), 0: split("Tc Td 7s")},
+        face_down=hidden,
+    )
     secret = hidden[0] + hidden[1]
 
     def check(events: list[tuple]) -> None:
@@ -307,8 +358,7 @@ def test_c5_three_in_hand_opens_when_no_three_face_up() -> None:
 def test_c5_falls_back_to_fours_when_no_three_dealt() -> None:
     """C5: if every 3 is face down, 4s decide: a 4 face up before a 4 in hand."""
     down = {1: "3c 3d 3h", 2: "3s"}
-    game, events = three({**UP_NO_THREE, 0: "4c Kc Kd"}, {**HAND_NO_THREE, 1: "4d 6c 6d"},
-                         down=down)
+    game, events = three({**UP_NO_THREE, 0: "4c Kc Kd"}, {**HAND_NO_THREE, 1: "4d 6c 6d"}, down=down)
     assert game.current == 0
     assert only(events, "first_player") == [("first_player", 0, cards("4c")[0])]
     game, events = three(UP_NO_THREE, {**HAND_NO_THREE, 1: "4d 6c 6d"}, down=down)
@@ -318,8 +368,7 @@ def test_c5_falls_back_to_fours_when_no_three_dealt() -> None:
 
 def test_c5_lowest_rank_wins_over_clockwise_order() -> None:
     """C5: with no 3 out, a 4 opens even if a 5 is held earlier clockwise (dealer's left)."""
-    game, _ = three(UP_NO_THREE, {0: "4c 8c 8d", 1: "5c 6c 6d", 2: "7c 7d 7h"},
-                    down={1: "3c 3d 3h", 2: "3s"})
+    game, _ = three(UP_NO_THREE, {0: "4c 8c 8d", 1: "5c 6c 6d", 2: "7c 7d 7h"}, down={1: "3c 3d 3h", 2: "3s"})
     assert game.current == 0
 
 
@@ -337,8 +386,9 @@ def test_c5_ties_go_clockwise_from_dealers_left(zone: str, dealer: int, first: i
 
 def test_c5_first_player_decided_after_the_exchange() -> None:
     """C5: a 3 swapped face up during the exchange makes its owner open."""
-    spec: dict[str, Any] = dict(hands={1: split("3c 6c 6d"), 0: split("3d 7c 7d")},
-                                face_up={1: split("Jh Qh Kh"), 0: split("Js Qs Ks")})
+    spec: dict[str, Any] = dict(
+        hands={1: split("3c 6c 6d"), 0: split("3d 7c 7d")}, face_up={1: split("Jh Qh Kh"), 0: split("Js Qs Ks")}
+    )
     game = deal("classic", 2, **spec)
     act(game, "ready", 1)
     act(game, "ready", 0)
@@ -477,8 +527,9 @@ def test_c10_drawing_stops_when_stock_is_empty() -> None:
     """C10: the last stock card is drawn even if the hand stays below 3; then nothing more."""
     ups = {0: "Kc Kd Kh", 1: "Qc Qd Qh", 2: "Jc Jd Jh", 3: "Tc Td Th", 4: "9c 9d 9h"}
     hands = {1: "3c 3d 3h", 2: "5c 5d 5h", 3: "6c 6d 6h", 4: "7c 7d 7h", 0: "8c 8d 8h"}
-    game = start("classic", 5, face_up={s: split(t) for s, t in ups.items()},
-                 hands={s: split(t) for s, t in hands.items()})
+    game = start(
+        "classic", 5, face_up={s: split(t) for s, t in ups.items()}, hands={s: split(t) for s, t in hands.items()}
+    )
     assert len(game.stock) == 7 and game.current == 1
     assert ("drew", 1, 3) in act(game, "play 3c 3d 3h")
     assert ("drew", 2, 3) in act(game, "play 5c 5d 5h")
@@ -655,8 +706,17 @@ def test_c15_after_failed_flip_hand_comes_before_face_down() -> None:
     act(game, "play Qd")
     act(game, "flip 0")
     act(game, "play 9d")
-    assert legal_texts(game) == {"play Jc", "play Jd", "play Jh", "play Jc Jd", "play Jc Jh",
-                                 "play Jd Jh", "play Jc Jd Jh", "play Qd", "take"}
+    assert legal_texts(game) == {
+        "play Jc",
+        "play Jd",
+        "play Jh",
+        "play Jc Jd",
+        "play Jc Jh",
+        "play Jd Jh",
+        "play Jc Jd Jh",
+        "play Qd",
+        "take",
+    }
     assert_refused(game, "flip 1", ErrorCode.WRONG_SOURCE)
 
 
@@ -702,11 +762,17 @@ def test_c16_illegal_last_face_down_card_does_not_get_player_out() -> None:
 def test_c17_last_player_with_cards_is_the_shithead_and_places_follow_going_out() -> None:
     """C17: the game ends when one player has cards left; places are the order of going out."""
     # Hands only (no table cards): 13 cards each deals the whole deck, the stock is empty.
-    game = start("classic", 4, {"face_down": 0, "face_up": 0, "hand": 13},
-                 hands={1: split("3c 3d 3h 3s 4c 4d 4h 4s 5c 5d 5h 5s Tc"),
-                        2: split("6c 6d 6h 6s 7c 7d 7h 7s 8c 8d 8h 8s Td"),
-                        3: split("9c 9d 9h 9s Jc Jd Jh Js Qc Qd Qh Qs Th"),
-                        0: split("Kc Kd Kh Ks Ac Ad Ah As 2c 2d 2h 2s Ts")})
+    game = start(
+        "classic",
+        4,
+        {"face_down": 0, "face_up": 0, "hand": 13},
+        hands={
+            1: split("3c 3d 3h 3s 4c 4d 4h 4s 5c 5d 5h 5s Tc"),
+            2: split("6c 6d 6h 6s 7c 7d 7h 7s 8c 8d 8h 8s Td"),
+            3: split("9c 9d 9h 9s Jc Jd Jh Js Qc Qd Qh Qs Th"),
+            0: split("Kc Kd Kh Ks Ac Ad Ah As 2c 2d 2h 2s Ts"),
+        },
+    )
     assert game.current == 1 and game.stock == []
     for text in ("play 3c 3d 3h 3s", "play 4c 4d 4h 4s", "play 5c 5d 5h 5s"):
         act(game, text)
@@ -752,8 +818,14 @@ def test_c18_default_cap_is_5000_actions() -> None:
 
 def test_c18_capped_game_places_by_cards_held() -> None:
     """C18: at max_actions the game ends; fewest cards first, the holder of most is the loser, capped is recorded."""
-    game = start("classic", 2, {"max_actions": 5}, hands={1: split("3c 9c Kd"), 0: split("4d 5d 6d")},
-                 face_up={1: split("Jh Qh Kh"), 0: split("Js Qs Ks")}, stock=split("4c 4h 5c"))
+    game = start(
+        "classic",
+        2,
+        {"max_actions": 5},
+        hands={1: split("3c 9c Kd"), 0: split("4d 5d 6d")},
+        face_up={1: split("Jh Qh Kh"), 0: split("Js Qs Ks")},
+        stock=split("4c 4h 5c"),
+    )
     act(game, "play Kd")
     act(game, "take")
     assert not game.is_over() and len(game.history) == 4
@@ -772,8 +844,13 @@ def test_c18_capped_ties_ordered_from_current_player(cap: int, places: tuple[int
     """C18: players holding equally many cards are placed in seat order from the player to act."""
     ups = {0: "Kc Kd Kh", 1: "Qc Qd Qh", 2: "Jc Jd Jh"}
     hands = {1: "3c 9c 9d", 2: "Ks 8c 8d", 0: "5c 5d 5h"}
-    game = start("classic", 3, {"max_actions": cap}, face_up={s: split(t) for s, t in ups.items()},
-                 hands={s: split(t) for s, t in hands.items()})
+    game = start(
+        "classic",
+        3,
+        {"max_actions": cap},
+        face_up={s: split(t) for s, t in ups.items()},
+        hands={s: split(t) for s, t in hands.items()},
+    )
     act(game, "play 9c")  # action 4: seat 2 to act
     if cap == 5:
         act(game, "play Ks")  # action 5: seat 0 to act

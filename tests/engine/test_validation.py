@@ -44,8 +44,14 @@ def snapshot(game: Game) -> tuple:
         [game.hand(s) for s in range(game.n)],
         copy.deepcopy(game.face_up),
         copy.deepcopy(game.face_down),
-        list(game.stock), list(game.pile), list(game.burned),
-        game.phase, game.current, game.direction, list(game.ready), list(game.history),
+        list(game.stock),
+        list(game.pile),
+        list(game.burned),
+        game.phase,
+        game.current,
+        game.direction,
+        list(game.ready),
+        list(game.history),
     )
 
 
@@ -65,8 +71,12 @@ def refuse_text(game: Game, seat: int, text: str, code: ErrorCode) -> IllegalAct
 
 def playing() -> Game:
     """Two seats in play; seat 1 (3c face up) is to play, holding 5c 5d Kc; seat 0 holds 4h 9h Ah."""
-    g = start("classic", 2, hands={1: cards("5c 5d Kc"), 0: cards("4h 9h Ah")},
-              face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")})
+    g = start(
+        "classic",
+        2,
+        hands={1: cards("5c 5d Kc"), 0: cards("4h 9h Ah")},
+        face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")},
+    )
     assert g.phase == "play" and g.current == 1
     return g
 
@@ -118,12 +128,22 @@ def test_options_must_be_a_mapping() -> None:
 
 
 WRONG_TYPES = [
-    ("decks", "2", "1..3"), ("decks", 2.0, "1..3"), ("decks", True, "1..3"), ("decks", None, "1..3"),
-    ("jokers", "2", "0..8"), ("hand", 3.5, "1..20"), ("max_actions", "100", "1..1000000"),
+    ("decks", "2", "1..3"),
+    ("decks", 2.0, "1..3"),
+    ("decks", True, "1..3"),
+    ("decks", None, "1..3"),
+    ("jokers", "2", "0..8"),
+    ("hand", 3.5, "1..20"),
+    ("max_actions", "100", "1..1000000"),
     ("burn_count", False, "0..12"),
-    ("match_count", 1, "true"), ("match_count", "true", "true"), ("pair_skip", None, "false"),
-    ("draw_before_play", 0, "true"), ("ten_anywhere", "no", "true"),
-    ("goal", 1, "winner"), ("deal_style", None, "choose"), ("faceup_fail", ["leave"], "take_one"),
+    ("match_count", 1, "true"),
+    ("match_count", "true", "true"),
+    ("pair_skip", None, "false"),
+    ("draw_before_play", 0, "true"),
+    ("ten_anywhere", "no", "true"),
+    ("goal", 1, "winner"),
+    ("deal_style", None, "choose"),
+    ("faceup_fail", ["leave"], "take_one"),
 ]
 
 
@@ -136,9 +156,21 @@ def test_wrong_type_names_option_and_allowed_values(option: str, value: Any, all
 
 
 OUT_OF_RANGE = [
-    ("decks", 0), ("decks", 4), ("jokers", -1), ("jokers", 9), ("face_down", -1), ("face_down", 11),
-    ("face_up", 11), ("hand", 0), ("hand", 21), ("refill_to", 0), ("refill_to", 21),
-    ("burn_count", -1), ("burn_count", 13), ("max_actions", 0), ("max_actions", 1_000_001),
+    ("decks", 0),
+    ("decks", 4),
+    ("jokers", -1),
+    ("jokers", 9),
+    ("face_down", -1),
+    ("face_down", 11),
+    ("face_up", 11),
+    ("hand", 0),
+    ("hand", 21),
+    ("refill_to", 0),
+    ("refill_to", 21),
+    ("burn_count", -1),
+    ("burn_count", 13),
+    ("max_actions", 0),
+    ("max_actions", 1_000_001),
 ]
 
 
@@ -158,10 +190,14 @@ def test_burn_count_one_refused() -> None:
 
 
 ENUMS = {
-    "deal_style": ("classic", "choose"), "opening": ("threes", "announce"),
-    "faceup_fail": ("take_one", "leave"), "after_pickup": ("next", "previous"),
-    "goal": ("loser", "winner"), "next_dealer": ("rotate", "loser"),
-    "glass_on_empty": ("any", "rank"), "joker_as": ("plain", "glass", "seven", "two"),
+    "deal_style": ("classic", "choose"),
+    "opening": ("threes", "announce"),
+    "faceup_fail": ("take_one", "leave"),
+    "after_pickup": ("next", "previous"),
+    "goal": ("loser", "winner"),
+    "next_dealer": ("rotate", "loser"),
+    "glass_on_empty": ("any", "rank"),
+    "joker_as": ("plain", "glass", "seven", "two"),
 }
 
 
@@ -183,9 +219,17 @@ def test_unknown_power_name() -> None:
         assert p in e.message
 
 
-@pytest.mark.parametrize("value", [
-    "reset", ["reset"], {"Z": ["reset"]}, {7: ["reset"]}, {"7": "reset"}, {"7": None},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "reset",
+        ["reset"],
+        {"Z": ["reset"]},
+        {7: ["reset"]},
+        {"7": "reset"},
+        {"7": None},
+    ],
+)
 def test_malformed_powers(value: Any) -> None:
     """powers must map a rank (2-9, T, J, Q, K, A, X) to a list of power names."""
     e = rules_error("classic", {"powers": value})
@@ -267,13 +311,33 @@ def test_bad_dealer_and_bad_deck() -> None:
 def test_every_option_name_has_a_valid_value_accepted() -> None:
     """Sanity: every option of the table is accepted with a valid non-default value."""
     valid = {
-        "decks": 2, "jokers": 2, "face_down": 4, "face_up": 4, "hand": 4, "refill_to": 5,
-        "deal_style": "choose", "draw_before_play": True, "opening": "announce", "ten_anywhere": False,
-        "burn_count": 5, "voluntary_pickup": False, "faceup_fail": "leave", "after_pickup": "previous",
-        "goal": "winner", "karma_stacking": True, "match_count": True, "pair_skip": True,
-        "suit_runs": True, "stock_gamble": True, "powers": {"9": ["skip"]},
-        "lower_allows": {}, "glass_on_empty": "rank", "joker_as": "two", "next_dealer": "loser",
-        "max_actions": 100, "flush_player": True,
+        "decks": 2,
+        "jokers": 2,
+        "face_down": 4,
+        "face_up": 4,
+        "hand": 4,
+        "refill_to": 5,
+        "deal_style": "choose",
+        "draw_before_play": True,
+        "opening": "announce",
+        "ten_anywhere": False,
+        "burn_count": 5,
+        "voluntary_pickup": False,
+        "faceup_fail": "leave",
+        "after_pickup": "previous",
+        "goal": "winner",
+        "karma_stacking": True,
+        "match_count": True,
+        "pair_skip": True,
+        "suit_runs": True,
+        "stock_gamble": True,
+        "powers": {"9": ["skip"]},
+        "lower_allows": {},
+        "glass_on_empty": "rank",
+        "joker_as": "two",
+        "next_dealer": "loser",
+        "max_actions": 100,
+        "flush_player": True,
     }
     assert set(valid) == set(OPTION_NAMES)
     for name, value in valid.items():
@@ -376,11 +440,35 @@ def test_bad_position() -> None:
 
 
 GARBAGE = [
-    None, 42, "play 5c", b"play", (), [], ("play",), ("play", ()), ("play", 5), ("play", "5c"),
-    ("fly",), ("take", "5c"), ("take", 5, 6), ("flip",), ("flip", "0"), ("flip", 0.0),
-    ("swap", "5c", 0), ("swap", card(5, 0), "0"), ("ready", 1), ("draw", True), {"play": 1},
-    ("play", (7,)), ("play", (0,)), ("play", (-1,)), ("play", (1000,)), ("play", (62,)),
-    ("play", (63,)), ("play", (True,)), ("play", (card(5, 0), 1 << 40)),
+    None,
+    42,
+    "play 5c",
+    b"play",
+    (),
+    [],
+    ("play",),
+    ("play", ()),
+    ("play", 5),
+    ("play", "5c"),
+    ("fly",),
+    ("take", "5c"),
+    ("take", 5, 6),
+    ("flip",),
+    ("flip", "0"),
+    ("flip", 0.0),
+    ("swap", "5c", 0),
+    ("swap", card(5, 0), "0"),
+    ("ready", 1),
+    ("draw", True),
+    {"play": 1},
+    ("play", (7,)),
+    ("play", (0,)),
+    ("play", (-1,)),
+    ("play", (1000,)),
+    ("play", (62,)),
+    ("play", (63,)),
+    ("play", (True,)),
+    ("play", (card(5, 0), 1 << 40)),
 ]
 
 
@@ -409,9 +497,31 @@ def test_malformed_action_equal_to_a_legal_one_but_not_ints() -> None:
 
 
 BAD_TEXTS = [
-    "", "   ", "play", "run", "play 5x", "play 1c", "play 5", "play Xg", "flip", "flip x", "flip -1",
-    "flip 1234", "flip 0 1", "take 5c 5d", "take 5", "swap 5c", "swap 5c x", "place 9h", "ready now",
-    "draw 1", "announce", "announce 4", "pass 1", "jump", "play5c",
+    "",
+    "   ",
+    "play",
+    "run",
+    "play 5x",
+    "play 1c",
+    "play 5",
+    "play Xg",
+    "flip",
+    "flip x",
+    "flip -1",
+    "flip 1234",
+    "flip 0 1",
+    "take 5c 5d",
+    "take 5",
+    "swap 5c",
+    "swap 5c x",
+    "place 9h",
+    "ready now",
+    "draw 1",
+    "announce",
+    "announce 4",
+    "pass 1",
+    "jump",
+    "play5c",
 ]
 
 
@@ -433,8 +543,13 @@ def test_parse_action_non_string() -> None:
 
 def test_game_over() -> None:
     """Any well-formed action after the end is GAME_OVER, for every seat."""
-    g = start("classic", 2, {"max_actions": 3}, hands={1: cards("5c 5d Kc"), 0: cards("4h 9h Ah")},
-              face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")})
+    g = start(
+        "classic",
+        2,
+        {"max_actions": 3},
+        hands={1: cards("5c 5d Kc"), 0: cards("4h 9h Ah")},
+        face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")},
+    )
     act(g, "play Kc")
     assert g.is_over()
     for seat in (0, 1):
@@ -465,17 +580,26 @@ def test_option_off_and_not_a_run() -> None:
     refuse_text(g, 1, "draw", ErrorCode.OPTION_OFF)
     refuse_text(g, 1, "gamble", ErrorCode.OPTION_OFF)
     refuse_text(g, 1, "run 5c 5d", ErrorCode.OPTION_OFF)
-    g = start("classic", 2, {"suit_runs": True}, hands={1: cards("5c 6c 8c"), 0: cards("4h 9h Ah")},
-              face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")})
+    g = start(
+        "classic",
+        2,
+        {"suit_runs": True},
+        hands={1: cards("5c 6c 8c"), 0: cards("4h 9h Ah")},
+        face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")},
+    )
     refuse_text(g, 1, "run 5c", ErrorCode.NOT_A_RUN)
     refuse_text(g, 1, "run 5c 6c 8c", ErrorCode.NOT_A_RUN)
 
 
 def test_stock_empty() -> None:
     """Drawing or gambling with an empty stock is STOCK_EMPTY."""
-    g = start("classic", 2, {"draw_before_play": True, "stock_gamble": True, "face_down": 10,
-                             "face_up": 10, "hand": 6},
-              hands={1: cards("5c 5d Kc 6c 7c 8c")}, face_up={1: cards("3c")})
+    g = start(
+        "classic",
+        2,
+        {"draw_before_play": True, "stock_gamble": True, "face_down": 10, "face_up": 10, "hand": 6},
+        hands={1: cards("5c 5d Kc 6c 7c 8c")},
+        face_up={1: cards("3c")},
+    )
     assert not g.stock and g.current == 1
     refuse_text(g, 1, "draw", ErrorCode.STOCK_EMPTY)
     refuse_text(g, 1, "gamble", ErrorCode.STOCK_EMPTY)

@@ -35,9 +35,7 @@ def server_after_handshake(
     max_in_before_login: int | None = None,
 ) -> Connection:
     """A server connection that has received hello and sent welcome."""
-    server = Connection(
-        "server", max_in=max_in, max_out=max_out, max_in_before_login=max_in_before_login
-    )
+    server = Connection("server", max_in=max_in, max_out=max_out, max_in_before_login=max_in_before_login)
     assert server.receive_data(encode({"type": "hello", "id": 1, "version": 1}, mode)) == [HELLO]
     server.send(WELCOME)
     assert server.state is ConnectionState.OPEN
@@ -55,9 +53,7 @@ def remote_error(conn: Connection, data: bytes, code: ErrorCode) -> RemoteProtoc
 # --------------------------------------------------------------------------- modes
 
 
-@pytest.mark.parametrize(
-    ("first", "mode"), [(b"{", Mode.JSON), (b"\x00", Mode.MSGPACK), (b" ", Mode.MSGPACK)]
-)
+@pytest.mark.parametrize(("first", "mode"), [(b"{", Mode.JSON), (b"\x00", Mode.MSGPACK), (b" ", Mode.MSGPACK)])
 def test_mode_detected_from_first_byte(first: bytes, mode: Mode) -> None:
     """The server picks JSON lines when the first byte is '{', msgpack otherwise."""
     server = Connection("server")
@@ -73,9 +69,7 @@ def test_server_answers_in_the_clients_mode(mode: str) -> None:
     server = server_after_handshake(mode)
     data = server.send(Pong(id=4))
     expected = {"type": "pong", "id": 4}
-    assert data == (
-        encode_line(expected) if mode == "json" else encode_frame(expected, max_size=None)
-    )
+    assert data == (encode_line(expected) if mode == "json" else encode_frame(expected, max_size=None))
 
 
 def test_server_sends_msgpack_before_mode_is_known() -> None:
@@ -107,9 +101,7 @@ def test_hello_welcome_flow_between_client_and_server(mode: str) -> None:
 def test_handshake_required(mode: str) -> None:
     """Anything before hello is HANDSHAKE_REQUIRED; the server may still report it, then CLOSED."""
     server = Connection("server")
-    exc = remote_error(
-        server, encode({"type": "ping", "id": 3}, mode), ErrorCode.HANDSHAKE_REQUIRED
-    )
+    exc = remote_error(server, encode({"type": "ping", "id": 3}, mode), ErrorCode.HANDSHAKE_REQUIRED)
     assert exc.request_id == 3 and exc.fatal
     assert server.state is ConnectionState.CLOSING
     server.report(exc)
@@ -176,9 +168,7 @@ def test_client_mirror() -> None:
         client.send(WELCOME)  # type: ignore[arg-type]
     client.send(HELLO)
     client.send(Login(id=2, name="al"))  # pipelining is allowed
-    exc = remote_error(
-        client, encode({"type": "ok", "id": 2}, "msgpack"), ErrorCode.HANDSHAKE_REQUIRED
-    )
+    exc = remote_error(client, encode({"type": "ok", "id": 2}, "msgpack"), ErrorCode.HANDSHAKE_REQUIRED)
     assert exc.request_id == 2
 
 
@@ -199,9 +189,7 @@ def test_client_closed_after_fatal_error_received() -> None:
     """A client that receives a fatal error is CLOSED and reads nothing more."""
     client = Connection("client", mode="json")
     client.send(HELLO)
-    [msg] = client.receive_data(
-        encode({"type": "error", "code": "SHUTTING_DOWN", "message": "bye"}, "json")
-    )
+    [msg] = client.receive_data(encode({"type": "error", "code": "SHUTTING_DOWN", "message": "bye"}, "json"))
     assert isinstance(msg, Error) and client.state is ConnectionState.CLOSED
     with pytest.raises(LocalProtocolError):
         client.receive_data(b"{}\n")
@@ -264,9 +252,7 @@ def test_messages_before_a_bad_one_are_reported() -> None:
     exc = remote_error(server, ping + b"\x00\x00\x00\x00", ErrorCode.BAD_FRAME)
     assert exc.received == [Ping(id=1)]
     server = server_after_handshake()
-    exc = remote_error(
-        server, ping + ping + encode({"type": "ping"}, "msgpack"), ErrorCode.BAD_MESSAGE
-    )
+    exc = remote_error(server, ping + ping + encode({"type": "ping"}, "msgpack"), ErrorCode.BAD_MESSAGE)
     assert exc.received == [Ping(id=1), Ping(id=1)]
 
 

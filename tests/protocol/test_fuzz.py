@@ -97,9 +97,7 @@ def test_connection_random_bytes(prefix: bool, mode: str, data: bytes, cut: list
 
 @FUZZ
 @given(d=message_like, direction=st.sampled_from(list(Direction)))
-def test_random_messages_decode_or_raise_and_reencode(
-    d: dict[str, Any], direction: Direction
-) -> None:
+def test_random_messages_decode_or_raise_and_reencode(d: dict[str, Any], direction: Direction) -> None:
     """Random field maps are refused with RemoteProtocolError, or accepted and re-encodable."""
     try:
         msg = decode_message(d, direction)
@@ -122,9 +120,7 @@ def test_random_messages_through_a_connection(d: dict[str, Any], mode: str) -> N
 
 
 C2S_EXAMPLES = [m for m in EXAMPLES.values() if m.DIRECTION is Direction.C2S and m.TYPE != "hello"]
-S2C_EXAMPLES = [
-    m for m in EXAMPLES.values() if m.DIRECTION is Direction.S2C and m.TYPE != "welcome"
-]
+S2C_EXAMPLES = [m for m in EXAMPLES.values() if m.DIRECTION is Direction.S2C and m.TYPE != "welcome"]
 
 
 @FUZZ
@@ -134,9 +130,7 @@ S2C_EXAMPLES = [
     answers=st.lists(st.sampled_from(S2C_EXAMPLES), max_size=15),
     cut=st.lists(st.integers(min_value=0, max_value=20_000), max_size=40),
 )
-def test_random_chunkings_decode_the_same(
-    mode: str, requests: list[Any], answers: list[Any], cut: list[int]
-) -> None:
+def test_random_chunkings_decode_the_same(mode: str, requests: list[Any], answers: list[Any], cut: list[int]) -> None:
     """However a stream of valid frames is cut into reads, the same messages come out in order."""
     client, server = Connection("client", mode=mode), Connection("server")
     hello = Hello(id=0, version=1)

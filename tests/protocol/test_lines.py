@@ -87,9 +87,7 @@ def test_not_an_object(line: bytes) -> None:
     bad(LineDecoder(100), line + b"\n", ErrorCode.BAD_FRAME)
 
 
-@pytest.mark.parametrize(
-    "value", [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e400", b"1" * 5000]
-)
+@pytest.mark.parametrize("value", [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e400", b"1" * 5000])
 def test_non_finite_and_huge_numbers_rejected(value: bytes) -> None:
     """NaN, infinities, floats that overflow and absurdly long integers are refused."""
     bad(LineDecoder(10_000), b'{"a":' + value + b"}\n", ErrorCode.BAD_FRAME)

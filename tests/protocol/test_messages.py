@@ -298,9 +298,7 @@ def test_request_id_attached_to_errors() -> None:
     with pytest.raises(RemoteProtocolError) as info:
         decode_message({"type": "act", "id": 77, "table": 1, "seq": -1, "action": "x"}, "c2s")
     assert info.value.request_id == 77
-    assert error_from(info.value) == Error(
-        id=77, code=ErrorCode.BAD_MESSAGE, message=info.value.message
-    )
+    assert error_from(info.value) == Error(id=77, code=ErrorCode.BAD_MESSAGE, message=info.value.message)
     with pytest.raises(RemoteProtocolError) as info:
         decode_message({"type": "act", "id": True, "table": 1, "seq": 0, "action": "x"}, "c2s")
     assert info.value.request_id is None
@@ -364,8 +362,14 @@ def test_encode_refuses_non_messages() -> None:
         encode_message({"type": "ping"})  # type: ignore[arg-type]
 
 
-_act_values = st.one_of(st.integers(-5, 2**63), st.booleans(), st.none(), st.floats(allow_nan=False),
-                        st.text(max_size=210), st.lists(st.integers(), max_size=2))
+_act_values = st.one_of(
+    st.integers(-5, 2**63),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.text(max_size=210),
+    st.lists(st.integers(), max_size=2),
+)
 
 
 def _decode_or_none(d: Any) -> Any:
@@ -376,10 +380,16 @@ def _decode_or_none(d: Any) -> Any:
 
 
 @settings(max_examples=400, deadline=None)
-@given(rid=_act_values, table=_act_values, seq=_act_values, action=_act_values,
-       extra=st.dictionaries(st.sampled_from(["x", "id", "type", "seat"]), _act_values, max_size=1))
-def test_the_fast_act_path_agrees_with_the_generic_checks(rid: Any, table: Any, seq: Any, action: Any,
-                                                          extra: dict[str, Any]) -> None:
+@given(
+    rid=_act_values,
+    table=_act_values,
+    seq=_act_values,
+    action=_act_values,
+    extra=st.dictionaries(st.sampled_from(["x", "id", "type", "seat"]), _act_values, max_size=1),
+)
+def test_the_fast_act_path_agrees_with_the_generic_checks(
+    rid: Any, table: Any, seq: Any, action: Any, extra: dict[str, Any]
+) -> None:
     """Whatever an act frame holds, the inline checks accept only what the field specs accept,
     building the same message; decoding gives what the generic checks alone give."""
     from types import MappingProxyType
@@ -398,5 +408,6 @@ def test_the_fast_act_path_takes_the_common_act() -> None:
     """The property above is not vacuous: an ordinary act does go the fast way."""
     from protocol.messages import _fast_act
 
-    assert _fast_act({"type": "act", "id": 3, "table": 1, "seq": 9, "action": "play 7h"}) == \
-        Act(id=3, table=1, seq=9, action="play 7h")
+    assert _fast_act({"type": "act", "id": 3, "table": 1, "seq": 9, "action": "play 7h"}) == Act(
+        id=3, table=1, seq=9, action="play 7h"
+    )

@@ -30,8 +30,7 @@ class TestClient:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, mode: str,
-                 name: str = "") -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, mode: str, name: str = "") -> None:
         self.reader = reader
         self.writer = writer
         self.mode = mode
@@ -48,13 +47,11 @@ class TestClient:
         self.closed = asyncio.Event()
         self.decode_error: Exception | None = None
         self._changed = asyncio.Event()
-        self._decoder: FrameDecoder | LineDecoder = (
-            FrameDecoder(1 << 24) if mode == "msgpack" else LineDecoder(1 << 24))
+        self._decoder: FrameDecoder | LineDecoder = FrameDecoder(1 << 24) if mode == "msgpack" else LineDecoder(1 << 24)
         self._task = asyncio.create_task(self._read_loop())
 
     @classmethod
-    async def connect(cls, port: int, mode: str = "msgpack", name: str = "", *,
-                      host: str = "127.0.0.1") -> TestClient:
+    async def connect(cls, port: int, mode: str = "msgpack", name: str = "", *, host: str = "127.0.0.1") -> TestClient:
         reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
         sock = writer.get_extra_info("socket")
         if sock is not None:
@@ -107,12 +104,18 @@ class TestClient:
             return None
         return f
 
-    async def recv_until(self, type_: str, timeout: float = DEFAULT_TIMEOUT, *,
-                         where: Callable[[dict[str, Any]], bool] | None = None,
-                         fail_on_error: bool = True) -> dict[str, Any]:
+    async def recv_until(
+        self,
+        type_: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        *,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        fail_on_error: bool = True,
+    ) -> dict[str, Any]:
         """Read the inbox up to the first frame of ``type_`` (matching ``where``); the frames
         before it are dropped from the inbox (they stay in :attr:`frames`). An ``error``
         frame on the way fails the test unless ``fail_on_error`` is false."""
+
         async def loop() -> dict[str, Any]:
             while True:
                 f = await self.recv(timeout)
@@ -122,10 +125,12 @@ class TestClient:
                     return f
                 if f.get("type") == "error" and fail_on_error and type_ != "error":
                     raise AssertionError(f"{self.name}: unexpected error while waiting for {type_}: {f}")
+
         return await asyncio.wait_for(loop(), timeout)
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until ``predicate()`` is true; it is checked after every received frame."""
+
         async def loop() -> None:
             while not predicate():
                 if self.closed.is_set():
@@ -134,6 +139,7 @@ class TestClient:
                     raise ConnectionError(f"{self.name}: closed while waiting")
                 self._changed.clear()
                 await self._changed.wait()
+
         await asyncio.wait_for(loop(), timeout)
 
     async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -226,11 +232,13 @@ async def connect_all(port: int, names: Iterable[str], modes: Iterable[str] | st
     return clients
 
 
-async def make_table(clients: list[TestClient], *, start: bool = True, preset: str = "classic",
-                     **options: Any) -> int:
+async def make_table(clients: list[TestClient], *, start: bool = True, preset: str = "classic", **options: Any) -> int:
     """clients[0] creates a table with one seat per client; every client joins seat i; start."""
-    t = (await clients[0].ok({"type": "create_table", "name": "t", "preset": preset,
-                              "seats": len(clients), **options}, "table_created"))["table"]
+    t = (
+        await clients[0].ok(
+            {"type": "create_table", "name": "t", "preset": preset, "seats": len(clients), **options}, "table_created"
+        )
+    )["table"]
     for i, c in enumerate(clients):
         j = await c.ok({"type": "join", "table": t, "seat": i}, "joined")
         c.token = j["token"]  # type: ignore[attr-defined]
@@ -240,10 +248,13 @@ async def make_table(clients: list[TestClient], *, start: bool = True, preset: s
     return t
 
 
-async def play_until_over(clients: list[TestClient], table: int, timeout: float = 60.0,
-                          choose: Callable[[TestClient, dict[str, Any]], str | None] | None = None,
-                          on_state: Callable[[TestClient, dict[str, Any]], None] | None = None,
-                          ) -> dict[str, Any]:
+async def play_until_over(
+    clients: list[TestClient],
+    table: int,
+    timeout: float = 60.0,
+    choose: Callable[[TestClient, dict[str, Any]], str | None] | None = None,
+    on_state: Callable[[TestClient, dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """Every client answers each state of ``table`` in which its ``view['legal']`` is not empty
     with the first legal action (or ``choose(client, state)``), echoing the state's seq, until
     each has received ``game_over`` for the table. STALE_SEQ answers are ignored (states
@@ -293,8 +304,9 @@ async def play_until_over(clients: list[TestClient], table: int, timeout: float 
     return {"game_over": results, "errors": errors, "acts": acts}
 
 
-def first_legal_length(preset: str, seats: int, seed: int, options: dict[str, Any] | None = None,
-                       games: int = 1) -> list[int]:
+def first_legal_length(
+    preset: str, seats: int, seed: int, options: dict[str, Any] | None = None, games: int = 1
+) -> list[int]:
     """Actions per game when every seat always takes its first legal action, for the series
     a table with ``seed`` deals (the same dealer and shuffles as :class:`server.table.Table`)."""
     from server.engine import Series, make_rules
@@ -311,8 +323,9 @@ def first_legal_length(preset: str, seats: int, seed: int, options: dict[str, An
     return lengths
 
 
-def short_seeds(preset: str, seats: int, count: int, *, max_len: int = 300, games: int = 1,
-                start: int = 1) -> list[int]:
+def short_seeds(
+    preset: str, seats: int, count: int, *, max_len: int = 300, games: int = 1, start: int = 1
+) -> list[int]:
     """``count`` seeds whose first ``games`` games under first-legal play end within ``max_len``
     actions each (keeps TCP games short and free of the move cap)."""
     out = []

@@ -26,8 +26,18 @@ class FirstLegalHost:
     def names(self) -> Sequence[str]:
         return ["first"]
 
-    async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str, token: str | None = None) -> int:
+    async def seat(
+        self,
+        bot: str,
+        *,
+        host: str,
+        port: int,
+        table: int,
+        seat: int | None,
+        name: str,
+        password: str,
+        token: str | None = None,
+    ) -> int:
         c = await TestClient.connect(port, name=name, host=host)
         self.clients.append(c)
         self.logins.append(await c.login(name, guest=False, password=password))
@@ -48,8 +58,9 @@ async def test_owner_adds_bots_that_sit_marked_as_bots(make_app: Any, players: A
     app: App = await make_app(bots=host, allow_guests=False)
     owner = await TestClient.connect(app.port, name="olga")
     await owner.login("olga", guest=False, password="pw")
-    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 4},
-                            "table_created"))["table"]
+    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 4}, "table_created"))[
+        "table"
+    ]
     await owner.ok({"type": "join", "table": table, "seat": 0}, "joined")
     await owner.ok({"type": "add_bot", "table": table, "bot": "first", "seat": 2}, "ok")
     await owner.ok({"type": "add_bot", "table": table, "bot": "first"}, "ok")
@@ -70,8 +81,9 @@ async def test_add_bot_refusals(make_app: Any, players: Any) -> None:
     host = FirstLegalHost()
     app: App = await make_app(bots=host)
     alice, bob = await players(app, ["alice", "bob"])
-    table = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2},
-                            "table_created"))["table"]
+    table = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
     await alice.ok({"type": "join", "table": table, "seat": 0}, "joined")
     cases = [
         (bob, {"type": "add_bot", "table": table, "bot": "first"}, "NOT_OWNER"),
@@ -91,8 +103,9 @@ async def test_without_a_bot_host_add_bot_says_no_bots(make_app: Any, players: A
     """A server started without bots answers UNKNOWN_BOT, naming that it runs none."""
     app: App = await make_app()
     (alice,) = await players(app, ["alice"])
-    table = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2},
-                            "table_created"))["table"]
+    table = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
     answer = await alice.request({"type": "add_bot", "table": table, "bot": "greedy"})
     assert answer["type"] == "error" and answer["code"] == "UNKNOWN_BOT" and "no bots" in answer["message"]
 
@@ -103,8 +116,9 @@ async def test_a_house_login_works_once_only(make_app: Any) -> None:
     app: App = await make_app(bots=host, allow_guests=False)
     owner = await TestClient.connect(app.port, name="olga")
     await owner.login("olga", guest=False, password="pw")
-    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2},
-                            "table_created"))["table"]
+    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
     await owner.ok({"type": "add_bot", "table": table, "bot": "first"}, "ok")
     assert app.house_logins == {}
     name = host.logins[0]["name"]

@@ -21,9 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_server(db: Path) -> subprocess.CompletedProcess[str]:
     """``shithead-server`` on ``db``; it must stop by itself (it cannot start)."""
-    return subprocess.run([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"},
+    )
 
 
 def assert_one_line(result: Any, db: Path, *words: str) -> None:
@@ -93,6 +98,7 @@ def _read_only(db: Path, problem: str) -> None:
     # needs already imported, since the interpreter's own files may not be readable by nobody).
     import server.__main__ as entry
     import client.house  # noqa: F401  (imported by the server at start)
+
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -109,8 +115,9 @@ def _read_only(db: Path, problem: str) -> None:
     with os.fdopen(read) as f:
         err = f.read()
     _, status = os.waitpid(pid, 0)
-    assert_one_line(subprocess.CompletedProcess([], os.waitstatus_to_exitcode(status), "", err), db,
-                    problem, "permissions")
+    assert_one_line(
+        subprocess.CompletedProcess([], os.waitstatus_to_exitcode(status), "", err), db, problem, "permissions"
+    )
 
 
 def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:
@@ -121,8 +128,10 @@ def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:
     with sqlite3.connect(db) as c:
         c.executescript(_SCHEMA_V1)
         c.execute("INSERT INTO accounts (name, salt, hash, bot, created) VALUES ('ann', x'00', x'01', 0, 1.0)")
-        c.execute("INSERT INTO games (id, table_name, preset, players, record, result, started, ended) "
-                  "VALUES (7, 't', 'classic', '[]', '{}', '{}', 1.0, 2.0)")
+        c.execute(
+            "INSERT INTO games (id, table_name, preset, players, record, result, started, ended) "
+            "VALUES (7, 't', 'classic', '[]', '{}', '{}', 1.0, 2.0)"
+        )
         c.execute("PRAGMA user_version=1")
     store = Store(db)
     try:

@@ -18,7 +18,15 @@ from server.engine.cards import build_deck
 from server.engine.errors import RulesError
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import (
-    act, cards_in, cards_in_text, current, packed, raw_frame, ready_all, step, sync,
+    act,
+    cards_in,
+    cards_in_text,
+    current,
+    packed,
+    raw_frame,
+    ready_all,
+    step,
+    sync,
 )
 
 SEED = short_seeds("classic", 2, 1, max_len=200)[0]
@@ -75,8 +83,9 @@ async def test_malformed_frame_first(app: Any, connect: Any, case: str) -> None:
     await expect_fatal(c, 0, code)
 
 
-@pytest.mark.parametrize("case", ["bad_length", "zero_length", "not_msgpack", "not_a_map",
-                                  "unknown_type", "wrong_field_type", "huge_prefix"])
+@pytest.mark.parametrize(
+    "case", ["bad_length", "zero_length", "not_msgpack", "not_a_map", "unknown_type", "wrong_field_type", "huge_prefix"]
+)
 async def test_malformed_frame_after_login(app: Any, connect: Any, case: str) -> None:
     """The same garbage after hello and login: one error frame, then close."""
     data, code = GARBAGE[case]
@@ -99,7 +108,7 @@ async def test_wrong_field_type_echoes_the_id(app: Any, connect: Any) -> None:
 
 async def test_oversize_before_login_fits_after_login(app: Any, connect: Any) -> None:
     """A frame over the before-login limit is refused before login and accepted after it."""
-    chat = {"type": "chat", "id": 9, "table": 424242, "text": "\U0001F0A1" * 280}
+    chat = {"type": "chat", "id": 9, "table": 424242, "text": "\U0001f0a1" * 280}
     frame = encode_frame(chat, max_size=None)
     assert 1024 < len(frame) - 4 <= 4096
     c = await connect(app, "msgpack", "big")
@@ -162,8 +171,9 @@ async def test_second_hello_is_fatal(app: Any, connect: Any) -> None:
 
 
 @pytest.mark.parametrize("mode", ["msgpack", "json"])
-async def test_valid_frames_before_garbage_in_one_read_are_answered(app: Any, connect: Any, caplog: Any,
-                                                                    mode: str) -> None:
+async def test_valid_frames_before_garbage_in_one_read_are_answered(
+    app: Any, connect: Any, caplog: Any, mode: str
+) -> None:
     """Good frames before garbage in one read: one BAD_FRAME, close, and no server-side ERROR log."""
     c = await connect(app, mode, "mixed")
     enc = encode_frame if mode == "msgpack" else encode_line
@@ -178,15 +188,15 @@ async def test_valid_frames_before_garbage_in_one_read_are_answered(app: Any, co
 
 # ---------------------------------------------------------------------- byte by byte, pipelined
 
+
 @pytest.mark.parametrize("mode", ["msgpack", "json"])
 async def test_frames_one_byte_at_a_time(app: Any, connect: Any, mode: str) -> None:
     """hello, login and ping written one byte per TCP segment are answered normally."""
     c = await connect(app, mode, "slowpoke")
     enc = encode_frame if mode == "msgpack" else encode_line
-    data = b"".join(enc(m, max_size=None) for m in
-                    (HELLO, {**LOGIN, "name": "slowpoke"}, {"type": "ping", "id": 3}))
+    data = b"".join(enc(m, max_size=None) for m in (HELLO, {**LOGIN, "name": "slowpoke"}, {"type": "ping", "id": 3}))
     for i in range(len(data)):
-        c.send_raw(data[i:i + 1])
+        c.send_raw(data[i : i + 1])
         await c.writer.drain()
         await asyncio.sleep(0.002)
     for t in ("welcome", "logged_in", "pong"):
@@ -205,12 +215,17 @@ async def test_pipelined_requests_in_one_write(app: Any, connect: Any) -> None:
 
 # ---------------------------------------------------------------------- login errors
 
+
 async def test_not_logged_in_and_already_logged_in(app: Any, connect: Any) -> None:
     """Requests before login get NOT_LOGGED_IN, a second login ALREADY_LOGGED_IN; the connection stays."""
     c = await connect(app, "msgpack", "nl")
     await c.ok(HELLO, "welcome")
-    for msg in ({"type": "list_tables"}, {"type": "create_table", "name": "x", "preset": "classic", "seats": 2},
-                {"type": "join", "table": 1}, {"type": "get_record", "game": 1}):
+    for msg in (
+        {"type": "list_tables"},
+        {"type": "create_table", "name": "x", "preset": "classic", "seats": 2},
+        {"type": "join", "table": 1},
+        {"type": "get_record", "game": 1},
+    ):
         await expect_error(c, msg, "NOT_LOGGED_IN")
     await c.ok({"type": "login", "name": "nl", "guest": True}, "logged_in")
     await expect_error(c, {"type": "login", "name": "nl2", "guest": True}, "ALREADY_LOGGED_IN")
@@ -252,13 +267,19 @@ async def test_guests_not_allowed(make_app: Any, connect: Any) -> None:
 
 # ---------------------------------------------------------------------- lobby errors
 
+
 async def test_unknown_table_and_game(app: Any, players: Any) -> None:
     """Every request naming a missing table is UNKNOWN_TABLE, a missing game UNKNOWN_GAME."""
     (c,) = await players(app, ["lc"])
-    for msg in ({"type": "join", "table": 999}, {"type": "watch", "table": 999}, {"type": "start", "table": 999},
-                {"type": "leave", "table": 999}, {"type": "chat", "table": 999, "text": "x"},
-                {"type": "act", "table": 999, "seq": 0, "action": "ready"},
-                {"type": "resume", "table": 999, "token": "abc"}):
+    for msg in (
+        {"type": "join", "table": 999},
+        {"type": "watch", "table": 999},
+        {"type": "start", "table": 999},
+        {"type": "leave", "table": 999},
+        {"type": "chat", "table": 999, "text": "x"},
+        {"type": "act", "table": 999, "seq": 0, "action": "ready"},
+        {"type": "resume", "table": 999, "token": "abc"},
+    ):
         await expect_error(c, msg, "UNKNOWN_TABLE")
     await expect_error(c, {"type": "get_record", "game": 12345}, "UNKNOWN_GAME")
 
@@ -277,8 +298,12 @@ async def test_record_of_a_running_game_is_not_served(app: Any, players: Any) ->
 async def test_wrong_table_password_join(app: Any, players: Any) -> None:
     """join without or with a wrong table password gets WRONG_PASSWORD; the right one seats."""
     a, b = await players(app, ["la", "lb"], ["msgpack", "json"])
-    locked = (await a.ok({"type": "create_table", "name": "locked", "preset": "classic", "seats": 2,
-                          "password": "door"}, "table_created"))["table"]
+    locked = (
+        await a.ok(
+            {"type": "create_table", "name": "locked", "preset": "classic", "seats": 2, "password": "door"},
+            "table_created",
+        )
+    )["table"]
     await expect_error(b, {"type": "join", "table": locked}, "WRONG_PASSWORD")
     await expect_error(b, {"type": "join", "table": locked, "password": "window"}, "WRONG_PASSWORD")
     await b.ok({"type": "join", "table": locked, "password": "door"}, "joined")
@@ -287,8 +312,12 @@ async def test_wrong_table_password_join(app: Any, players: Any) -> None:
 async def test_wrong_table_password_watch(app: Any, players: Any) -> None:
     """watch with a missing/wrong table password gets only WRONG_PASSWORD and no watcher seat."""
     a, b = await players(app, ["wa", "wb"], ["msgpack", "json"])
-    locked = (await a.ok({"type": "create_table", "name": "locked", "preset": "classic", "seats": 2,
-                          "password": "door"}, "table_created"))["table"]
+    locked = (
+        await a.ok(
+            {"type": "create_table", "name": "locked", "preset": "classic", "seats": 2, "password": "door"},
+            "table_created",
+        )
+    )["table"]
     await expect_error(b, {"type": "watch", "table": locked}, "WRONG_PASSWORD")
     await expect_error(b, {"type": "watch", "table": locked, "password": "window"}, "WRONG_PASSWORD")
     answers = [f for f in b.frames if f.get("id") in (3, 5)]
@@ -300,8 +329,9 @@ async def test_wrong_table_password_watch(app: Any, players: Any) -> None:
 async def test_seat_and_start_errors(app: Any, players: Any) -> None:
     """SEAT_TAKEN, NOT_ENOUGH_PLAYERS, NOT_SEATED, NOT_STARTED, TABLE_FULL, NOT_OWNER, ALREADY_STARTED."""
     a, b, c = await players(app, ["sa", "sb", "sc"], ["msgpack", "json", "msgpack"])
-    t = (await a.ok({"type": "create_table", "name": "open", "preset": "classic", "seats": 2},
-                    "table_created"))["table"]
+    t = (await a.ok({"type": "create_table", "name": "open", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
     await a.ok({"type": "join", "table": t, "seat": 0}, "joined")
     await expect_error(b, {"type": "join", "table": t, "seat": 0}, "SEAT_TAKEN")
     await expect_error(b, {"type": "join", "table": t, "seat": 5}, "SEAT_TAKEN")
@@ -324,8 +354,7 @@ async def test_seat_and_start_errors(app: Any, players: Any) -> None:
 async def test_seated_player_cannot_watch(app: Any, players: Any) -> None:
     """A seated player asking to watch its own table gets one SEAT_TAKEN error, no watching."""
     (a,) = await players(app, ["sw"])
-    t = (await a.ok({"type": "create_table", "name": "own", "preset": "classic", "seats": 2},
-                    "table_created"))["table"]
+    t = (await a.ok({"type": "create_table", "name": "own", "preset": "classic", "seats": 2}, "table_created"))["table"]
     await a.ok({"type": "join", "table": t}, "joined")
     rid = a.send({"type": "watch", "table": t})
     await a.ok({"type": "ping"}, "pong")
@@ -356,6 +385,7 @@ async def test_bad_rules(app: Any, players: Any) -> None:
 
 # ---------------------------------------------------------------------- game errors
 
+
 async def two_player_game(app: Any, players: Any, names: list[str], **options: Any) -> tuple[list[TestClient], int]:
     clients = await players(app, names, ["msgpack", "json"])
     t = await make_table(clients, seed=SEED, **options)
@@ -371,8 +401,9 @@ async def test_stale_seq_and_duplicate_act(app: Any, players: Any) -> None:
     c, other = clients[seat], clients[1 - seat]
     st = c.states[t]
     await expect_error(c, {"type": "act", "table": t, "seq": 1, "action": st["view"]["legal"][0]}, "STALE_SEQ")
-    await expect_error(c, {"type": "act", "table": t, "seq": st["seq"] + 5, "action": st["view"]["legal"][0]},
-                       "STALE_SEQ")
+    await expect_error(
+        c, {"type": "act", "table": t, "seq": st["seq"] + 5, "action": st["view"]["legal"][0]}, "STALE_SEQ"
+    )
     count = st["view"]["action_count"]
     msg = {"type": "act", "table": t, "seq": st["seq"], "action": st["view"]["legal"][0]}
     first, second = c.send(msg), c.send(msg)
@@ -389,8 +420,11 @@ async def test_stale_seq_and_duplicate_act(app: Any, players: Any) -> None:
     assert c.states[t]["seq"] == st["seq"] + 1
     # The other seat's state of before is stale for it now, its newest one is not.
     if other.states[t]["view"]["legal"]:
-        await expect_error(other, {"type": "act", "table": t, "seq": st["seq"],
-                                   "action": other.states[t]["view"]["legal"][0]}, "STALE_SEQ")
+        await expect_error(
+            other,
+            {"type": "act", "table": t, "seq": st["seq"], "action": other.states[t]["view"]["legal"][0]},
+            "STALE_SEQ",
+        )
         assert (await act(other, t, other.states[t]["view"]["legal"][0]))["type"] == "ok"
 
 
@@ -405,11 +439,15 @@ async def test_illegal_action_reasons(app: Any, players: Any) -> None:
         if view["phase"] != "playing":
             break
         seq = c.states[t]["seq"]
-        weak = [x for x in view["hand"] if f"play {x}" not in view["legal"]
-                and not any(a.startswith(f"play {x}") for a in view["legal"])]
+        weak = [
+            x
+            for x in view["hand"]
+            if f"play {x}" not in view["legal"] and not any(a.startswith(f"play {x}") for a in view["legal"])
+        ]
         if weak:
-            err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": f"play {weak[0]}"},
-                                     "ILLEGAL_ACTION")
+            err = await expect_error(
+                c, {"type": "act", "table": t, "seq": seq, "action": f"play {weak[0]}"}, "ILLEGAL_ACTION"
+            )
             assert err["reason"] == "DOES_NOT_BEAT", err
             break
         await step(app, clients, t, seat)
@@ -419,13 +457,17 @@ async def test_illegal_action_reasons(app: Any, players: Any) -> None:
     mine = set(view["hand"])
     other_hand = set(other.states[t]["view"]["hand"])
     if other_hand:
-        err = await expect_error(other, {"type": "act", "table": t, "seq": other.states[t]["seq"],
-                                         "action": f"play {sorted(other_hand)[0]}"}, "ILLEGAL_ACTION")
+        err = await expect_error(
+            other,
+            {"type": "act", "table": t, "seq": other.states[t]["seq"], "action": f"play {sorted(other_hand)[0]}"},
+            "ILLEGAL_ACTION",
+        )
         assert err["reason"] == "NOT_YOUR_TURN"
     visible = set(cards_in(c.states[t]["view"]))
     absent = [format_card(x) for x in build_deck(1, 0) if format_card(x) not in visible]
-    err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": f"play {absent[0]}"},
-                             "ILLEGAL_ACTION")
+    err = await expect_error(
+        c, {"type": "act", "table": t, "seq": seq, "action": f"play {absent[0]}"}, "ILLEGAL_ACTION"
+    )
     assert err["reason"] == "CARD_NOT_HELD"
     err = await expect_error(c, {"type": "act", "table": t, "seq": seq, "action": "dance"}, "ILLEGAL_ACTION")
     assert err["reason"] == "MALFORMED_ACTION"
@@ -469,6 +511,7 @@ async def test_error_texts_name_no_hidden_card(make_app: Any, players: Any) -> N
 
 
 # ---------------------------------------------------------------------- limits
+
 
 async def test_rate_limited(make_app: Any, connect: Any) -> None:
     """A burst over rate_burst gets RATE_LIMITED with retry_after; after waiting, requests work again."""
@@ -565,8 +608,15 @@ async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, p
     app = await make_app(limits=Limits(max_output_buffer=64 * 1024, rate_per_second=10000, rate_burst=10000))
     owner, a, b = await players(app, ["owner", "ga", "gb"])
     for i in range(250):
-        owner.send({"type": "create_table", "name": f"{i:03d}" + "x" * 37, "preset": "classic", "seats": 4,
-                    "options": {"burn_count": 4}})
+        owner.send(
+            {
+                "type": "create_table",
+                "name": f"{i:03d}" + "x" * 37,
+                "preset": "classic",
+                "seats": 4,
+                "options": {"burn_count": 4},
+            }
+        )
     await owner.wait_for(lambda: sum(f["type"] == "table_created" for f in owner.frames) == 250)
     t = await make_table([a, b], seed=SEED, action_seconds=30)
     game = asyncio.create_task(play_until_over([a, b], t, timeout=30))
@@ -577,8 +627,9 @@ async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, p
     sock.setblocking(False)
     try:
         await loop.sock_connect(sock, ("127.0.0.1", app.port))
-        await loop.sock_sendall(sock, encode_frame(HELLO, max_size=None)
-                                + encode_frame({**LOGIN, "name": "slow"}, max_size=None))
+        await loop.sock_sendall(
+            sock, encode_frame(HELLO, max_size=None) + encode_frame({**LOGIN, "name": "slow"}, max_size=None)
+        )
         dec, got = FrameDecoder(1 << 24), []
         while not any(f["type"] == "logged_in" for f in got):
             got += dec.feed(await asyncio.wait_for(loop.sock_recv(sock, 65536), 5))
@@ -605,8 +656,13 @@ async def test_answers_keep_the_order_of_requests(app: Any, players: Any) -> Non
     """A get_record (answered from disk) followed at once by pings and a list: the answers
     come in the order the requests were sent."""
     (c,) = await players(app, ["orderly"])
-    ids = [c.send({"type": "get_record", "game": 424242}), c.send({"type": "ping"}),
-           c.send({"type": "list_tables"}), c.send({"type": "get_record", "game": 1}), c.send({"type": "ping"})]
+    ids = [
+        c.send({"type": "get_record", "game": 424242}),
+        c.send({"type": "ping"}),
+        c.send({"type": "list_tables"}),
+        c.send({"type": "get_record", "game": 1}),
+        c.send({"type": "ping"}),
+    ]
     answers = [await c.recv() for _ in ids]
     assert [a["id"] for a in answers if a is not None] == ids
     assert [a["type"] for a in answers if a is not None] == ["error", "pong", "tables", "error", "pong"]

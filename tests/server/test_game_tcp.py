@@ -123,8 +123,13 @@ async def test_spectator_sees_no_hand_but_every_event(app: Any, players: Any, co
     assert out["game_over"][2]["result"] == out["game_over"][0]["result"]
     wstates = [f for f in w.frames if f["type"] == "state"]
     astates = [f for f in a.frames if f["type"] == "state"]
-    assert wstates and all(f["view"]["hand"] is None and f["view"]["legal"] == [] and f["view"]["seat"] is None
-                           and f.get("deadline") is None for f in wstates)
+    assert wstates and all(
+        f["view"]["hand"] is None
+        and f["view"]["legal"] == []
+        and f["view"]["seat"] is None
+        and f.get("deadline") is None
+        for f in wstates
+    )
     assert [(f["seq"], f["events"]) for f in wstates] == [(f["seq"], f["events"]) for f in astates]
     kinds = {e["kind"] for f in wstates for e in f["events"]}
     assert {"game_start", "ready", "played"} <= kinds

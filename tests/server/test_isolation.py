@@ -55,13 +55,22 @@ async def misbehave(port: int, table: int, token: str, name: str, stop: asyncio.
             await c.login(name)
             await c.request({"type": "resume", "table": table, "token": token})
             for _ in range(60):  # a flood of illegal acts and pings and chat
-                c.send({"type": "act", "table": table, "seq": rng.randrange(0, 50),
-                        "action": rng.choice(["play 7h", "take", "flip 0", "ready", "dance", "play Xr"])})
+                c.send(
+                    {
+                        "type": "act",
+                        "table": table,
+                        "seq": rng.randrange(0, 50),
+                        "action": rng.choice(["play 7h", "take", "flip 0", "ready", "dance", "play Xr"]),
+                    }
+                )
                 c.send({"type": "chat", "table": table, "text": "spam " * 10})
                 c.send({"type": "ping"})
             await asyncio.sleep(0.05)
-            c.send_raw(rng.choice([b"\x00\x00\x00\x00", packed([1]), b"\xff" * 9, b"{oops\n",
-                                   packed({"type": "act", "id": 1})]))
+            c.send_raw(
+                rng.choice(
+                    [b"\x00\x00\x00\x00", packed([1]), b"\xff" * 9, b"{oops\n", packed({"type": "act", "id": 1})]
+                )
+            )
             await c.wait_closed(3)
         except (TimeoutError, ConnectionError):
             pass
@@ -104,13 +113,20 @@ async def test_misbehaving_client_does_not_disturb_another_table(make_app: Any, 
 
 # ---------------------------------------------------------------------- garbage fuzzing
 
+
 class ServerThread:
     """An App on its own event loop in a thread, for synchronous (hypothesis) tests."""
 
     def __init__(self, db: str) -> None:
         self.loop = asyncio.new_event_loop()
-        self.app = App(ServerConfig(host="127.0.0.1", port=0, db=db,
-                                    limits=Limits(handshake_timeout=5, rate_per_second=10000, rate_burst=10000)))
+        self.app = App(
+            ServerConfig(
+                host="127.0.0.1",
+                port=0,
+                db=db,
+                limits=Limits(handshake_timeout=5, rate_per_second=10000, rate_burst=10000),
+            )
+        )
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         asyncio.run_coroutine_threadsafe(self.app.start(), self.loop).result(10)
@@ -149,15 +165,30 @@ def error_log() -> Iterator[ErrorLog]:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 msg_dicts = st.fixed_dictionaries(
     {"type": st.sampled_from(sorted(C2S) + ["welcome", "state", "", "x"]), "id": st.integers(-5, 2**32)},
-    optional={"table": json_values, "seq": json_values, "action": st.text(max_size=30), "seat": json_values,
-              "name": json_values, "version": json_values, "game": json_values, "text": json_values,
-              "token": json_values, "guest": json_values, "preset": json_values, "options": json_values,
-              "seats": json_values, "deck": json_values, "password": json_values})
+    optional={
+        "table": json_values,
+        "seq": json_values,
+        "action": st.text(max_size=30),
+        "seat": json_values,
+        "name": json_values,
+        "version": json_values,
+        "game": json_values,
+        "text": json_values,
+        "token": json_values,
+        "guest": json_values,
+        "preset": json_values,
+        "options": json_values,
+        "seats": json_values,
+        "deck": json_values,
+        "password": json_values,
+    },
+)
 
 
 def msgpack_bytes(obj: Any) -> bytes:
@@ -241,8 +272,9 @@ test_valid_frames_before_garbage_in_one_read_are_answered, which covers it."""
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.sampled_from(["", "msgpack", "json"]), data=garbage)
-def test_server_survives_any_garbage(threaded_server: ServerThread, error_log: ErrorLog,
-                                     prefix: str, data: bytes) -> None:
+def test_server_survives_any_garbage(
+    threaded_server: ServerThread, error_log: ErrorLog, prefix: str, data: bytes
+) -> None:
     """Any bytes, before or after login: well-formed answers, one fatal error at most, server lives."""
     from protocol.errors import FATAL
 
@@ -258,6 +290,7 @@ def test_server_survives_any_garbage(threaded_server: ServerThread, error_log: E
 
 
 # ---------------------------------------------------------------------- shutdown
+
 
 async def test_shutdown_keeps_the_finished_game(tmp_path: Any, make_app: Any, players: Any) -> None:
     """app.stop() right after a game: going_away sent, record in SQLite and served after restart."""

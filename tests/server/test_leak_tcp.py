@@ -59,8 +59,9 @@ def visible_in_frame(f: dict[str, Any]) -> set[str]:
 
 def strip_server_fields(view: dict[str, Any]) -> dict[str, Any]:
     view = dict(view)
-    view["players"] = [{k: v for k, v in p.items() if k not in ("name", "bot", "away", "timeouts")}
-                       for p in view["players"]]
+    view["players"] = [
+        {k: v for k, v in p.items() if k not in ("name", "bot", "away", "timeouts")} for p in view["players"]
+    ]
     return view
 
 
@@ -138,15 +139,26 @@ async def test_no_frame_leaks_a_hidden_card(app: Any, players: Any, connect: Any
         if f["view"]["seat"] is None or rng.random() > 0.15:
             return
         card = rng.choice(DECK)
-        text = rng.choice([f"play {card}", f"take {card}", f"swap {card} 0", "flip 0", "take",
-                           f"play {card} {rng.choice(DECK)}", f"announce {card}", "ready"])
+        text = rng.choice(
+            [
+                f"play {card}",
+                f"take {card}",
+                f"swap {card} 0",
+                "flip 0",
+                "take",
+                f"play {card} {rng.choice(DECK)}",
+                f"announce {card}",
+                "ready",
+            ]
+        )
         if text not in f["view"]["legal"]:
             c.send({"type": "act", "table": f["table"], "seq": f["seq"], "action": text})
 
     for t, clients, _ in tables:
         await clients[0].ok({"type": "start", "table": t}, "ok")
-    outs = await asyncio.gather(*(play_until_over(clients + [watcher], t, timeout=60, on_state=probe)
-                                  for t, clients, watcher in tables))
+    outs = await asyncio.gather(
+        *(play_until_over(clients + [watcher], t, timeout=60, on_state=probe) for t, clients, watcher in tables)
+    )
     reader = await connect(app, "msgpack", "auditor")
     await reader.login()
     checked_errors = 0

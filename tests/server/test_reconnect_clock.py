@@ -22,13 +22,19 @@ async def relogin(connect: Any, app: Any, old: TestClient, mode: str = "json") -
 
 async def away_flags(c: TestClient, table: int, seat: int, away: bool) -> dict[str, Any]:
     """Wait for a table_update whose summary shows ``seat`` away (or back)."""
-    return await c.recv_until("table_update", where=lambda f: f["table"] == table
-                              and f["summary"]["seats"][seat] is not None
-                              and f["summary"]["seats"][seat]["away"] is away)
+    return await c.recv_until(
+        "table_update",
+        where=lambda f: (
+            f["table"] == table
+            and f["summary"]["seats"][seat] is not None
+            and f["summary"]["seats"][seat]["away"] is away
+        ),
+    )
 
 
-async def start_playing(app: Any, players: Any, names: list[str], moves: int = 3, **opts: Any
-                        ) -> tuple[list[TestClient], int]:
+async def start_playing(
+    app: Any, players: Any, names: list[str], moves: int = 3, **opts: Any
+) -> tuple[list[TestClient], int]:
     clients = await players(app, names, ["msgpack", "json"])
     t = await make_table(clients, seed=SEED, **opts)
     await ready_all(app, clients, t)
@@ -73,8 +79,9 @@ async def test_others_see_the_player_away_in_the_view(app: Any, players: Any, co
     await gone.close()
     await away_flags(other, t, seat, True)
     before = other.states[t]["seq"]
-    reply = await other.request({"type": "act", "table": t, "seq": other.states[t]["seq"],
-                                 "action": other.states[t]["view"]["legal"][0]})
+    reply = await other.request(
+        {"type": "act", "table": t, "seq": other.states[t]["seq"], "action": other.states[t]["view"]["legal"][0]}
+    )
     assert reply["type"] == "ok"
     await other.wait_for(lambda: other.states[t]["seq"] > before)
     st = other.states[t]
@@ -123,8 +130,9 @@ async def test_second_connection_takes_the_seat_over(app: Any, players: Any, con
 async def test_bad_token(app: Any, players: Any, connect: Any) -> None:
     """A wrong token, another seat's token or another table's token: BAD_TOKEN, nothing changes."""
     clients, t = await start_playing(app, players, ["ba", "bb"], moves=0)
-    other_t = (await clients[0].ok({"type": "create_table", "name": "o", "preset": "classic", "seats": 2},
-                                   "table_created"))["table"]
+    other_t = (
+        await clients[0].ok({"type": "create_table", "name": "o", "preset": "classic", "seats": 2}, "table_created")
+    )["table"]
     intruder = await connect(app, "msgpack", "ba")
     await intruder.login("ba")
     for table, token in ((t, "not-a-token"), (t, clients[1].token), (other_t, clients[0].token)):  # type: ignore[attr-defined]
@@ -149,6 +157,7 @@ async def test_clock_applies_default_action_and_counts_timeouts(app: Any, player
 
     driver = asyncio.create_task(play_until_over([busy], t, timeout=30, choose=only_busy))
     try:
+
         def timeouts(c: TestClient) -> list[dict[str, Any]]:
             return [e for f in c.frames if f["type"] == "state" for e in f["events"] if e["kind"] == "timeout"]
 
@@ -196,17 +205,26 @@ async def test_gone_player_gets_default_actions_at_once(make_app: Any, players: 
 
     driver = asyncio.create_task(play_until_over([busy], t, timeout=30, choose=only_busy))
     try:
+
         def gone_timeouts() -> list[dict[str, Any]]:
-            return [e for f in busy.frames if f["type"] == "state" for e in f["events"]
-                    if e["kind"] == "timeout" and e["seat"] == 0]
+            return [
+                e
+                for f in busy.frames
+                if f["type"] == "state"
+                for e in f["events"]
+                if e["kind"] == "timeout" and e["seat"] == 0
+            ]
 
         await busy.wait_for(lambda: len(gone_timeouts()) >= 3, 20)
     finally:
         driver.cancel()
     assert time.monotonic() - started < 30  # far less than the 60 s clock
     assert [e["count"] for e in gone_timeouts()[:3]] == [1, 2, 3]
-    assert all(f["view"]["players"][0]["away"] for f in busy.frames
-               if f["type"] == "state" and any(e["kind"] == "timeout" for e in f["events"]))
+    assert all(
+        f["view"]["players"][0]["away"]
+        for f in busy.frames
+        if f["type"] == "state" and any(e["kind"] == "timeout" for e in f["events"])
+    )
 
 
 async def test_a_registered_account_resumes_without_its_token(app: Any, connect: Any) -> None:
@@ -243,8 +261,9 @@ async def test_a_guest_must_show_the_token(app: Any, players: Any, connect: Any)
     assert refused["type"] == "error" and refused["code"] == "BAD_TOKEN" and "token" in refused["message"]
 
 
-async def test_resuming_after_the_game_ended_gives_the_game_over(app: Any, players: Any, connect: Any,
-                                                                 monkeypatch: Any) -> None:
+async def test_resuming_after_the_game_ended_gives_the_game_over(
+    app: Any, players: Any, connect: Any, monkeypatch: Any
+) -> None:
     """A player away while the game ended gets the final snapshot and then its game_over."""
     import server.app
 

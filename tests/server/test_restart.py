@@ -71,7 +71,7 @@ async def test_a_game_comes_back_after_a_crash(tmp_path: Any, make_app: Any, pla
     rec = (await again[0].ok({"type": "get_record", "game": game_id}, "record"))["record"]
     assert rec["started"] < crashed_at  # dealt before the crash, whatever the time the server was down
     record = Record.from_dict(rec["record"])
-    assert list(record.actions[:len(history)]) == history
+    assert list(record.actions[: len(history)]) == history
     assert list(record.replay().outcome().places) == over["game_over"][0]["result"]["places"]
 
 
@@ -145,6 +145,7 @@ class WriterGate:
         def block() -> None:
             self.started.set()
             self.gate.wait(10)
+
         self.job = app.db_thread.submit(block)
 
     @classmethod

@@ -29,6 +29,7 @@ async def test_a_full_disk_pauses_play_and_loses_nothing(tmp_path: Any, make_app
         if full:
             raise sqlite3.OperationalError("database or disk is full")  # what SQLite says
         write_batch(ops)
+
     store.write_batch = failing  # type: ignore[method-assign]
     failed = asyncio.Event()
     journal.on_failure = lambda exc: failed.set()
@@ -76,13 +77,13 @@ async def test_a_client_can_connect_and_log_in_while_the_disk_is_full(make_app: 
         if full:
             raise sqlite3.OperationalError("database or disk is full")
         write_batch(ops)
+
     store.write_batch = failing  # type: ignore[method-assign]
     failed = asyncio.Event()
     journal.on_failure = lambda exc: failed.set()
     seat = app.tables[t].game.to_act()[0]  # type: ignore[union-attr]
     player = (a, b)[seat]
-    player.send({"type": "act", "table": t, "seq": app.tables[t].seq,
-                 "action": player.states[t]["view"]["legal"][0]})
+    player.send({"type": "act", "table": t, "seq": app.tables[t].seq, "action": player.states[t]["view"]["legal"][0]})
     await asyncio.wait_for(failed.wait(), 5)
     assert app.held, "the act's answer waits for the disk"
 

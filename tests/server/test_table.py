@@ -40,8 +40,11 @@ def seated(seats: int = 2, **kw: Any) -> tuple[Table, list[Fake], list[str]]:
 
 def states(out: Outbox, who: Any = None) -> list[State]:
     """The states queued (for ``who``), broadcast ones turned into the messages they stand for."""
-    return [m.message() if isinstance(m, StateOut) else m for s, m in out.items
-            if isinstance(m, State | StateOut) and (who is None or s is who)]
+    return [
+        m.message() if isinstance(m, StateOut) else m
+        for s, m in out.items
+        if isinstance(m, State | StateOut) and (who is None or s is who)
+    ]
 
 
 def refused(code: ErrorCode, fn: Any, *args: Any) -> TableError:
@@ -228,8 +231,9 @@ def test_spectator_only_gets_spectator_views() -> None:
             break
     ws = states(out, w)
     assert len(ws) == len(t.game.history) + 1
-    assert all(s.view["seat"] is None and s.view["hand"] is None and s.view["legal"] == [] and s.deadline is None
-               for s in ws)
+    assert all(
+        s.view["seat"] is None and s.view["hand"] is None and s.view["legal"] == [] and s.deadline is None for s in ws
+    )
     assert [(s.seq, s.events) for s in ws] == [(s.seq, s.events) for s in states(out, a)]
     overs = [(s, m) for s, m in out.items if isinstance(m, GameOver)]
     assert {id(s) for s, _ in overs} == {id(a), id(b), id(w)}
@@ -271,6 +275,7 @@ def test_summary_shows_fixed_seed_and_deck() -> None:
 
 def test_a_table_plays_a_series() -> None:
     """Two games in a row: the tally counts both; a seeded table deals the same series again."""
+
     def play(t: Table, people: list[Fake]) -> list[GameOver]:
         overs = []
         for game_id in (1, 2):

@@ -60,8 +60,9 @@ async def test_guessing_over_tcp_is_slowed_and_a_seat_token_still_gets_in(make_a
     app.throttle.clock = clock
     owner = await TestClient.connect(app.port, name="alice")
     await owner.login("alice", guest=False, password="right")
-    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2},
-                            "table_created"))["table"]
+    table = (await owner.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
     token = (await owner.ok({"type": "join", "table": table}, "joined"))["token"]
 
     async def connected() -> TestClient:
@@ -73,6 +74,7 @@ async def test_guessing_over_tcp_is_slowed_and_a_seat_token_still_gets_in(make_a
 
     async def attempt(password: str, **extra: Any) -> dict[str, Any]:
         return await guesser.request({"type": "login", "name": "alice", "password": password, **extra})
+
     for _ in range(4):
         assert (await attempt("wrong"))["code"] == "AUTH_FAILED"  # 3 free, the 4th sets a delay
     refused = await attempt("right")  # even the right password is not checked while it waits
@@ -83,8 +85,9 @@ async def test_guessing_over_tcp_is_slowed_and_a_seat_token_still_gets_in(make_a
 
     # A made-up token is no way around it.
     other = await connected()
-    assert (await other.request({"type": "login", "name": "alice", "password": "right",
-                                 "token": "made-up"}))["code"] == "LOGIN_THROTTLED"
+    assert (await other.request({"type": "login", "name": "alice", "password": "right", "token": "made-up"}))[
+        "code"
+    ] == "LOGIN_THROTTLED"
     # alice's own client, coming back with her seat token, is not kept waiting.
     back = await connected()
     ok = await back.request({"type": "login", "name": "alice", "password": "right", "token": token})

@@ -45,8 +45,18 @@ class RunnerBotHost:
     def names(self) -> Sequence[str]:
         return ["random"]
 
-    async def seat(self, bot: str, *, host: str, port: int, table: int, seat: int | None, name: str,
-                   password: str, token: str | None = None) -> int:
+    async def seat(
+        self,
+        bot: str,
+        *,
+        host: str,
+        port: int,
+        table: int,
+        seat: int | None,
+        name: str,
+        password: str,
+        token: str | None = None,
+    ) -> int:
         client = await Client.connect(host, port, client_name="test bot host", reconnect=False)
         self.clients.append(client)
         await client.login(name, password, bot=True)
@@ -138,8 +148,14 @@ async def test_cli_plays_a_whole_game_against_a_bundled_bot(server: App) -> None
 
             moves = 0
             while True:
-                m = await until(cli, lambda m: m.game_over is not None or m.error is not None
-                                or (bool(m.legal) and m.view["phase"] == "play" and not m.pending))
+                m = await until(
+                    cli,
+                    lambda m: (
+                        m.game_over is not None
+                        or m.error is not None
+                        or (bool(m.legal) and m.view["phase"] == "play" and not m.pending)
+                    ),
+                )
                 assert m.error is None, m.error
                 if m.game_over is not None:
                     break

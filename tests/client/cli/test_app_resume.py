@@ -29,7 +29,6 @@ from server.app import App
 GUARD = 30.0  # seconds: only against a hang, never a measured expectation
 
 
-
 @pytest.fixture
 async def clients(make_app: Any) -> AsyncIterator[list[Client]]:
     made: list[Client] = []
@@ -84,9 +83,12 @@ class Started:
         pipe = self._pipe.__enter__()
         self._session = create_app_session(input=pipe, output=DummyOutput())
         self._session.__enter__()
-        self.cli = CliApp(client, model=Model(server="test", name=self.name, guest=self.password is None,
-                                              connection="connected"),
-                          theme=Theme(color=False), tokens=self.tokens)
+        self.cli = CliApp(
+            client,
+            model=Model(server="test", name=self.name, guest=self.password is None, connection="connected"),
+            theme=Theme(color=False),
+            tokens=self.tokens,
+        )
         self.running = asyncio.create_task(self.cli.run())
         return self.cli, pipe
 
@@ -97,8 +99,9 @@ class Started:
         self._pipe.__exit__(None, None, None)
 
 
-async def test_several_waiting_seats_are_listed_and_enter_takes_the_first(make_app: Any, clients: list[Client],
-                                                                          tmp_path: Path) -> None:
+async def test_several_waiting_seats_are_listed_and_enter_takes_the_first(
+    make_app: Any, clients: list[Client], tmp_path: Path
+) -> None:
     app = await make_app()
     t1, t2 = await away_at(app, clients, "alice", "pw", tables=2)
     tokens = SeatTokens("test", "alice", tmp_path / "seats.json")
@@ -132,7 +135,8 @@ async def test_a_guest_without_its_token_is_told_so(make_app: Any, clients: list
 
 
 async def test_an_out_of_date_token_gives_way_to_the_name_and_gone_tables_are_forgotten(
-        make_app: Any, clients: list[Client], tmp_path: Path) -> None:
+    make_app: Any, clients: list[Client], tmp_path: Path
+) -> None:
     app = await make_app()
     [t] = await away_at(app, clients, "alice", "pw")
     tokens = SeatTokens("test", "alice", tmp_path / "seats.json")
@@ -146,8 +150,7 @@ async def test_an_out_of_date_token_gives_way_to_the_name_and_gone_tables_are_fo
         assert set(kept) == {t} and kept[t] == cli.client.seats[t].token != "out-of-date"
 
 
-async def test_a_seat_a_bot_plays_meanwhile_is_taken_back(make_app: Any, clients: list[Client],
-                                                          tmp_path: Path) -> None:
+async def test_a_seat_a_bot_plays_meanwhile_is_taken_back(make_app: Any, clients: list[Client], tmp_path: Path) -> None:
     app = await make_app(bots=HouseBots(), reconnect_grace=0.0)
     [t] = await away_at(app, clients, "carol", "pw")
     bob = clients[0]

@@ -14,15 +14,18 @@ from server.app import App
 from server.config import ServerConfig
 
 
-@pytest.mark.parametrize(("text", "address"), [
-    (None, ("127.0.0.1", 7433)),
-    ("lanbox", ("lanbox", 7433)),
-    ("lanbox:9000", ("lanbox", 9000)),
-    ("192.168.1.20:7433", ("192.168.1.20", 7433)),
-    ("[::1]:8000", ("::1", 8000)),
-    ("::1", ("::1", 7433)),
-    (":9000", ("127.0.0.1", 9000)),
-])
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (None, ("127.0.0.1", 7433)),
+        ("lanbox", ("lanbox", 7433)),
+        ("lanbox:9000", ("lanbox", 9000)),
+        ("192.168.1.20:7433", ("192.168.1.20", 7433)),
+        ("[::1]:8000", ("::1", 8000)),
+        ("::1", ("::1", 7433)),
+        (":9000", ("127.0.0.1", 9000)),
+    ],
+)
 def test_addresses(text: str | None, address: tuple[str, int]) -> None:
     assert cli_main.parse_address(text) == address
 
@@ -47,8 +50,9 @@ class FakeClient:
         self.calls: list[tuple[Any, ...]] = []
         self.refusals = refusals
 
-    async def login(self, name: str, password: str | None = None, *, guest: bool = False,
-                    server_password: str | None = None) -> dict[str, Any]:
+    async def login(
+        self, name: str, password: str | None = None, *, guest: bool = False, server_password: str | None = None
+    ) -> dict[str, Any]:
         self.calls.append((name, password, guest, server_password))
         if len(self.calls) <= self.refusals:
             raise ServerError("AUTH_FAILED", "wrong password")
@@ -71,8 +75,9 @@ async def test_guest_with_a_name_asks_nothing() -> None:
     assert fake.calls == [("bob", None, True, None)]
 
 
-async def test_a_refused_stdin_password_is_not_retried(monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+async def test_a_refused_stdin_password_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Non-interactive: one try; the refusal is told in words on stderr."""
     monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
     fake = FakeClient(refusals=1)

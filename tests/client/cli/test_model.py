@@ -87,23 +87,52 @@ def test_state_of_another_table_is_ignored() -> None:
 def test_game_over_is_kept_until_the_next_game_starts() -> None:
     """The result screen stays through the final state, and goes with the next game's first."""
     m = reduce(seated(), midgame())
-    over = {"type": "game_over", "table": 1, "game": 2,
-            "result": {"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None,
-                       "players": ["alice", "greedy-1", "carol", "dave"]},
-            "tally": {"places": [[0, 1, 0, 0]] * 4, "losses": [0, 0, 1, 0], "capped": 0,
-                      "players": ["alice", "greedy-1", "carol", "dave"], "timeouts": [0, 0, 0, 0]}}
+    over = {
+        "type": "game_over",
+        "table": 1,
+        "game": 2,
+        "result": {
+            "places": [3, 0, 1, 2],
+            "loser": 2,
+            "capped": False,
+            "flush": None,
+            "players": ["alice", "greedy-1", "carol", "dave"],
+        },
+        "tally": {
+            "places": [[0, 1, 0, 0]] * 4,
+            "losses": [0, 0, 1, 0],
+            "capped": 0,
+            "players": ["alice", "greedy-1", "carol", "dave"],
+            "timeouts": [0, 0, 0, 0],
+        },
+    }
     m = reduce(m, over)
     assert m.game_over is not None and m.game_over.game == 2 and m.deadline_at is None
-    m = reduce(m, state(view([player(0, "alice"), player(1, "greedy-1")], phase="setup", turn=None), game=3,
-                        seq=46, events=[{"kind": "game_start", "seat": None, "game": 3, "dealer": 1}]))
+    m = reduce(
+        m,
+        state(
+            view([player(0, "alice"), player(1, "greedy-1")], phase="setup", turn=None),
+            game=3,
+            seq=46,
+            events=[{"kind": "game_start", "seat": None, "game": 3, "dealer": 1}],
+        ),
+    )
     assert m.game_over is None and m.game == 3
     assert feed(m)[-1] == "Game 3 is dealt; the dealer is greedy-1"
 
 
 def test_errors_are_words_and_stay_in_the_status() -> None:
     """An error is a feed line and the model's current error; STALE_SEQ gets plain advice."""
-    m = reduce(seated(), {"type": "error", "id": 8, "code": "ILLEGAL_ACTION", "message": "it is seat 1's turn",
-                          "reason": "NOT_YOUR_TURN"})
+    m = reduce(
+        seated(),
+        {
+            "type": "error",
+            "id": 8,
+            "code": "ILLEGAL_ACTION",
+            "message": "it is seat 1's turn",
+            "reason": "NOT_YOUR_TURN",
+        },
+    )
     assert m.error == "It is seat 1's turn" and m.feed[-1].kind == "error"
     m = reduce(m, {"type": "error", "id": 9, "code": "STALE_SEQ", "message": "seq 4 is stale"})
     assert m.error is not None and "Choose again" in m.error
@@ -111,11 +140,13 @@ def test_errors_are_words_and_stay_in_the_status() -> None:
 
 def test_connection_pseudo_events_set_the_status() -> None:
     """disconnected -> reconnecting, reconnected -> connected (seats told), closed -> closed."""
-    m = reduce(seated(), {"type": "disconnected", "reason": "connection lost (EOF)", "code": None,
-                          "reconnecting": True})
+    m = reduce(
+        seated(), {"type": "disconnected", "reason": "connection lost (EOF)", "code": None, "reconnecting": True}
+    )
     assert m.connection == "reconnecting"
-    m = reduce(m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [],
-                   "lost": []})
+    m = reduce(
+        m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []}
+    )
     assert m.connection == "connected" and "Seat 0 at table 1 is yours again." in feed(m)
     m = reduce(m, {"type": "disconnected", "reason": "x", "reconnecting": False})
     assert m.connection == "closed"
@@ -125,8 +156,16 @@ def test_connection_pseudo_events_set_the_status() -> None:
 
 def test_a_lost_seat_after_reconnecting_returns_to_the_lobby() -> None:
     """A seat the SDK could not take back is gone from the screen."""
-    m = reduce(reduce(seated(), midgame()), {"type": "reconnected", "attempt": 2, "resumed": [], "watching": [],
-                                             "lost": [{"table": 1, "code": "BAD_TOKEN", "message": "no"}]})
+    m = reduce(
+        reduce(seated(), midgame()),
+        {
+            "type": "reconnected",
+            "attempt": 2,
+            "resumed": [],
+            "watching": [],
+            "lost": [{"table": 1, "code": "BAD_TOKEN", "message": "no"}],
+        },
+    )
     assert m.table is None and m.view is None
 
 
@@ -164,8 +203,9 @@ def test_selectables_follow_the_phase_and_the_cards_left() -> None:
     up_only = view([player(0, "alice", hand=0, up=[["Ts"], [], ["Ad"]])], hand=[], legal=["play Ts", "take Ts"])
     m = reduce(seated(), state(up_only))
     assert [(p.zone, p.index) for p in selectables(m)] == [("up", 0), ("up", 2)]
-    down_only = view([player(0, "alice", hand=0, up=[[], [], []], down=[False, True, True])], hand=[],
-                     legal=["flip 1", "flip 2"])
+    down_only = view(
+        [player(0, "alice", hand=0, up=[[], [], []], down=[False, True, True])], hand=[], legal=["flip 1", "flip 2"]
+    )
     m = reduce(seated(), state(down_only))
     assert [(p.zone, p.index) for p in selectables(m)] == [("down", 1), ("down", 2)]
     setup = view([player(0, "alice")], hand=["4c", "4d", "Ts"], phase="setup", turn=None, legal=["ready"])
@@ -198,9 +238,12 @@ def test_presence_and_going_away_are_told_in_words() -> None:
     for event, bot in (("dropped", None), ("replaced", "greedy-4"), ("returned", "greedy-4")):
         m = reduce(m, {"type": "presence", "table": 1, "seat": 2, "name": "carol", "event": event, "bot": bot})
     m = reduce(m, {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True})
-    assert feed(m)[-4:] == ["carol dropped.", "greedy-4 now plays for carol.", "carol is back: greedy-4 gives the "
-                            "seat back.", "The server is stopping (SIGTERM). This client reconnects and takes your "
-                            "seat back by itself."]
+    assert feed(m)[-4:] == [
+        "carol dropped.",
+        "greedy-4 now plays for carol.",
+        "carol is back: greedy-4 gives the seat back.",
+        "The server is stopping (SIGTERM). This client reconnects and takes your seat back by itself.",
+    ]
 
 
 def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
@@ -213,8 +256,11 @@ def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
     m = reduce(m, {"type": "reconnecting", "attempt": 3, "retry_in": 1.6, "gives_up_in": 140.2}, now=102.0)
     text = "".join(t for _, t in render_status(m, width=120, now=102.5))
     assert "reconnecting in 2 s (attempt 3; seat kept 140 s more)" in text
-    m = reduce(m, {"type": "reconnected", "attempt": 3, "resumed": [{"table": 1, "seat": 0}], "watching": [],
-                   "lost": []}, now=103.0)
+    m = reduce(
+        m,
+        {"type": "reconnected", "attempt": 3, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []},
+        now=103.0,
+    )
     assert m.connection == "connected" and m.retry_at is None
 
 
@@ -245,8 +291,11 @@ def test_the_turn_clock_is_paused_while_disconnected_and_comes_back_with_the_sna
     # The snapshot after the reconnect may come before the reconnected event: still paused until then.
     m = reduce(m, midgame(), now=300.0)
     assert "clock paused" in turn_line(m, 300.0)
-    m = reduce(m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [],
-                   "lost": []}, now=300.5)
+    m = reduce(
+        m,
+        {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []},
+        now=300.5,
+    )
     assert not m.clock_paused and "42s left" in turn_line(m, 300.0)
 
 

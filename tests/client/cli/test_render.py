@@ -12,15 +12,26 @@ from tests.client.cli.helpers import midgame, player, state, summary, view
 
 COLOUR_MARKS = ("fg:", "bg:", "ansi", "#")
 FOUR = ["alice", "greedy-1", "carol", "dave"]
-OVER = {"type": "game_over", "table": 1, "game": 2,
-        "result": {"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None, "players": FOUR},
-        "tally": {"places": [[1, 1, 0, 0], [0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 0]], "losses": [0, 1, 1, 0],
-                  "capped": 0, "players": FOUR, "timeouts": [0, 0, 3, 0]}}
+OVER = {
+    "type": "game_over",
+    "table": 1,
+    "game": 2,
+    "result": {"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None, "players": FOUR},
+    "tally": {
+        "places": [[1, 1, 0, 0], [0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 0]],
+        "losses": [0, 1, 1, 0],
+        "capped": 0,
+        "players": FOUR,
+        "timeouts": [0, 0, 3, 0],
+    },
+}
 
 
 def base(names: list[str | None] | None = None) -> Model:
-    m = reduce(Model(name="alice", server="127.0.0.1:7433", connection="connected"),
-               {"type": "joined", "table": 1, "seat": 0, "token": "t"})
+    m = reduce(
+        Model(name="alice", server="127.0.0.1:7433", connection="connected"),
+        {"type": "joined", "table": 1, "seat": 0, "token": "t"},
+    )
     return reduce(m, {"type": "table_update", "table": 1, "summary": summary(1, names or FOUR, status="playing")})
 
 
@@ -38,22 +49,48 @@ def over() -> Model:
 
 
 def lobby() -> Model:
-    tables = [summary(1, ["alice", None]),
-              summary(2, ["bob", "greedy-1", "carol"], owner="bob", status="playing", preset="six_players",
-                      password=True, fixed_seed=3, fixed_deck=True, name="A very long table name for friday")]
+    tables = [
+        summary(1, ["alice", None]),
+        summary(
+            2,
+            ["bob", "greedy-1", "carol"],
+            owner="bob",
+            status="playing",
+            preset="six_players",
+            password=True,
+            fixed_seed=3,
+            fixed_deck=True,
+            name="A very long table name for friday",
+        ),
+    ]
     return reduce(Model(name="alice", server="127.0.0.1:7433"), {"type": "tables", "tables": tables})
 
 
 def setup() -> Model:
-    v = view([player(0, "alice", ready=False), player(1, "greedy-1")], hand=["4c", "4d", "Ts"], phase="setup",
-             turn=None, legal=["ready"] + [f"swap {c} {s}" for s in range(3) for c in ("4c", "4d", "Ts")])
+    v = view(
+        [player(0, "alice", ready=False), player(1, "greedy-1")],
+        hand=["4c", "4d", "Ts"],
+        phase="setup",
+        turn=None,
+        legal=["ready"] + [f"swap {c} {s}" for s in range(3) for c in ("4c", "4d", "Ts")],
+    )
     return reduce(base(["alice", "greedy-1"]), state(v, deadline=60.0), now=0.0)
 
 
 def crowded() -> Model:
     """Sixteen seats, long names, a hand of 30 cards, karma stacks: the worst case for width."""
-    players = [player(i, f"player-with-long-name-{i}", hand=30, up=[["7h", "7d"], ["Kc"], [], ["2s"], ["Th"]],
-                      down=[True] * 5, away=True, timeouts=12) for i in range(16)]
+    players = [
+        player(
+            i,
+            f"player-with-long-name-{i}",
+            hand=30,
+            up=[["7h", "7d"], ["Kc"], [], ["2s"], ["Th"]],
+            down=[True] * 5,
+            away=True,
+            timeouts=12,
+        )
+        for i in range(16)
+    ]
     hand = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"][:30]
     v = view(players, hand=hand, legal=[f"play {c}" for c in hand] + ["take"], turn=0, pile=["2c"] * 30)
     m = reduce(base([p["name"] for p in players]), state(v, deadline=12.5))
@@ -66,8 +103,15 @@ def helped() -> Model:
     return dataclasses.replace(mid(), show_help=True)
 
 
-SCREENS = {"mid": mid, "over": over, "lobby": lobby, "setup": setup, "crowded": crowded, "help": helped,
-           "waiting": lambda: base(["alice", None])}
+SCREENS = {
+    "mid": mid,
+    "over": over,
+    "lobby": lobby,
+    "setup": setup,
+    "crowded": crowded,
+    "help": helped,
+    "waiting": lambda: base(["alice", None]),
+}
 
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
@@ -90,7 +134,7 @@ def test_midgame_picture() -> None:
     our hand sorted with suit symbols; the clock; the legal actions; the feed in words."""
     screen = text(render_screen(mid(), width=80, height=22, now=110.0))
     assert "demo (table 1) · classic · game 2 · play" in screen
-    assert "▶  0 alice" in screen                           # whose turn
+    assert "▶  0 alice" in screen  # whose turn
     assert "1 greedy-1       bot hand  3  up 5♥ J♠ 2♣  down ■■■" in screen
     assert "carol" in screen and "hand 12  up -- -- Q♦  down ■■·  AWAY, 1 timeout" in screen
     assert "out 1st" in screen
@@ -132,8 +176,9 @@ def test_letters_instead_of_symbols() -> None:
 def test_legal_cards_cursor_and_marks_are_styled() -> None:
     """Playable hand cards are bold-underlined, the cursor reversed, marked cards starred."""
     m = toggle_selected(mid(), 4)  # 9c marked, cursor on it
-    line = next(line for line in render_screen(m, theme=Theme(color=False)) if "Your hand" in "".join(
-        t for _, t in line))
+    line = next(
+        line for line in render_screen(m, theme=Theme(color=False)) if "Your hand" in "".join(t for _, t in line)
+    )
 
     def style(card: str) -> str:
         return next(s for s, t in line if card in t)
@@ -188,12 +233,13 @@ def test_the_lobby_names_each_waiting_seat_and_who_plays_it_meanwhile() -> None:
     away["seats"][1]["away"] = True
     stood_in = summary(4, ["alice", "carol"], name="late")
     stood_in["seats"][0]["stand_in"] = "greedy-4"
-    m = reduce(Model(name="alice", server="lan:7433", connection="connected"),
-               {"type": "tables", "id": 1, "tables": [away, stood_in]})
+    m = reduce(
+        Model(name="alice", server="lan:7433", connection="connected"),
+        {"type": "tables", "id": 1, "tables": [away, stood_in]},
+    )
     screen = text(render_screen(m, width=100, height=30))
     assert "Table 3 (evening) seat 1 is waiting for you: Enter or 'resume 3' takes it back." in screen
-    assert "Table 4 (late) seat 0 is waiting for you (greedy-4 plays it meanwhile): 'resume 4' takes it back." \
-        in screen
+    assert "Table 4 (late) seat 0 is waiting for you (greedy-4 plays it meanwhile): 'resume 4' takes it back." in screen
 
 
 def test_a_stand_in_shows_at_its_seat() -> None:

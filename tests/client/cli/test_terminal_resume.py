@@ -48,8 +48,11 @@ class Terminal:
         self.tmp = tmp
 
     def run(self, *argv: str, stdin_text: str | None = None) -> None:
-        env = {"SHITHEAD_SEATS_FILE": str(self.tmp / "seats.json"), "XDG_STATE_HOME": str(self.tmp),
-               "SHITHEAD_NO_UVLOOP": "1"}
+        env = {
+            "SHITHEAD_SEATS_FILE": str(self.tmp / "seats.json"),
+            "XDG_STATE_HOME": str(self.tmp),
+            "SHITHEAD_NO_UVLOOP": "1",
+        }
         command = " ".join(_quote(a) for a in argv)
         if stdin_text is not None:
             command = f"printf '%s\\n' {_quote(stdin_text)} | {command}"
@@ -89,8 +92,12 @@ async def quit_and_come_back(app: App, terminal: Terminal, login: list[str], std
     starts the client again and must be back in her seat with no key pressed."""
     bob = await TestClient.connect(app.port, name="bob")
     await bob.login("bob")
-    t = (await bob.ok({"type": "create_table", "name": "evening", "preset": "classic", "seats": 2,
-                       "action_seconds": 600}, "table_created"))["table"]
+    t = (
+        await bob.ok(
+            {"type": "create_table", "name": "evening", "preset": "classic", "seats": 2, "action_seconds": 600},
+            "table_created",
+        )
+    )["table"]
     await bob.ok({"type": "join", "table": t, "seat": 1}, "joined")
     address = f"127.0.0.1:{app.port}"
     terminal.run(SHITHEAD, address, *login, stdin_text=stdin_text)
@@ -117,8 +124,9 @@ async def test_a_registered_player_quits_and_is_back_in_the_seat(make_app: Any, 
     await quit_and_come_back(app, terminal, ["--name", "alice", "--password-stdin"], "secret-pw")
 
 
-async def test_a_guest_quits_and_is_back_through_the_kept_token(make_app: Any, terminal: Terminal,
-                                                                 tmp_path: Path) -> None:
+async def test_a_guest_quits_and_is_back_through_the_kept_token(
+    make_app: Any, terminal: Terminal, tmp_path: Path
+) -> None:
     app = await make_app()
     kept = tmp_path / "kept" / "tokens.json"
     await quit_and_come_back(app, terminal, ["--name", "alice", "--guest", "--seats-file", str(kept)], "")
@@ -133,18 +141,35 @@ def _free_port() -> int:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
-async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_path: Path, terminal: Terminal,
-                                                                          stop: signal.Signals) -> None:
+async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
+    tmp_path: Path, terminal: Terminal, stop: signal.Signals
+) -> None:
     """The server dies (kill -9) or stops (SIGTERM: the client says why, once) mid-game and is
     started again on the same database and port: the running client counts down, reconnects
     and is back in its seat with no key pressed."""
     port, db = _free_port(), tmp_path / "server.sqlite3"
 
     def start_server() -> subprocess.Popen[str]:
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port),
-                                 "--db", str(db), "--restart-grace", "5"], cwd=ROOT, text=True,
-                                stdout=subprocess.PIPE, stderr=open(tmp_path / "server.log", "a"),
-                                env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"})
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--db",
+                str(db),
+                "--restart-grace",
+                "5",
+            ],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=open(tmp_path / "server.log", "a"),
+            env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"},
+        )
         assert proc.stdout is not None and "listening" in proc.stdout.readline()
         return proc
 
@@ -173,10 +198,13 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(tmp_pa
         def alice_back() -> bool:
             seats = (bob.summaries.get(t) or {}).get("seats") or []
             return bool(seats) and seats[0] is not None and seats[0]["away"] is False
+
         await until(lambda: bob.connected, what="bob reconnected")
         await until(alice_back, 30, what="alice is back without a key")
-        await until(lambda: "Setup" in terminal.screen() and "connected" in terminal.screen(),
-                    what="alice's screen shows the game again")
+        await until(
+            lambda: "Setup" in terminal.screen() and "connected" in terminal.screen(),
+            what="alice's screen shows the game again",
+        )
         await until(lambda: f"Seat 0 at table {t} is yours again" in terminal.screen(), what="the resume told")
         if stop == signal.SIGTERM:
             assert terminal.screen().count("The server is stopping (SIGTERM)") == 1

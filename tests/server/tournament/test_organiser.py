@@ -47,8 +47,19 @@ async def test_round_robin_of_bundled_bots_writes_consistent_results(tmp_path: P
 
 async def test_gauntlet_gives_the_hero_every_game(tmp_path: Path) -> None:
     """A gauntlet of 'greedy' against three others at tables of two."""
-    plan = plan_of("greedy", "random", "r2=random", "r3=random", seats=2, games=12, schedule="gauntlet",
-                   hero="greedy", concurrency=2, seed=9, seconds=30)
+    plan = plan_of(
+        "greedy",
+        "random",
+        "r2=random",
+        "r3=random",
+        seats=2,
+        games=12,
+        schedule="gauntlet",
+        hero="greedy",
+        concurrency=2,
+        seed=9,
+        seconds=30,
+    )
     results = await run(plan, tmp_path / "g", server=None, progress=QUIET)
     assert len(results) == 12 and all("greedy" in r.seats for r in results)
     assert Counter(n for r in results for n in r.seats if n != "greedy") == {"random": 4, "r2": 4, "r3": 4}
@@ -57,6 +68,7 @@ async def test_gauntlet_gives_the_hero_every_game(tmp_path: Path) -> None:
 async def test_an_interrupted_tournament_resumed_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
     """Stop a run after a few games, resume it from its directory: the final results and
     standings equal those of a run that was never interrupted (same seed, seeded bots)."""
+
     def make() -> Plan:
         return plan_of("greedy", "random", "r2=random", seats=3, games=12, concurrency=2, seed=21, seconds=30)
 
@@ -83,8 +95,7 @@ async def test_an_interrupted_tournament_resumed_ends_like_an_uninterrupted_one(
         return sorted((r.number, r.seats, r.places) for r in rs)
 
     assert key(resumed) == key(whole)
-    assert [r.to_dict() for r in standings(plan.names, resumed)] == \
-        [r.to_dict() for r in standings(plan.names, whole)]
+    assert [r.to_dict() for r in standings(plan.names, resumed)] == [r.to_dict() for r in standings(plan.names, whole)]
 
 
 CRASHER = """
@@ -105,10 +116,15 @@ async def test_a_crashing_program_is_restarted_and_its_crash_counted(tmp_path: P
     script = tmp_path / "crasher.py"
     script.write_text(CRASHER)
     flag = tmp_path / "crashed.flag"
-    cmd = (f"{sys.executable} {script} {flag} --host {{host}} --port {{port}} --tournament {{tournament}} "
-           f"--name {{name}} --password {{password}}")
-    plan = make_plan(parse_args(["greedy", "--engine", f"crashy={cmd}", "--seats", "2", "--games", "4",
-                                 "--seed", "3", "--seconds", "30"]))
+    cmd = (
+        f"{sys.executable} {script} {flag} --host {{host}} --port {{port}} --tournament {{tournament}} "
+        f"--name {{name}} --password {{password}}"
+    )
+    plan = make_plan(
+        parse_args(
+            ["greedy", "--engine", f"crashy={cmd}", "--seats", "2", "--games", "4", "--seed", "3", "--seconds", "30"]
+        )
+    )
     out = tmp_path / "crash"
     results = await run(plan, out, server=None, progress=QUIET)
     assert len(results) == 4 and all("crashy" in r.seats for r in results)

@@ -15,9 +15,22 @@ async def test_a_tournament_goes_on_after_a_crash(tmp_path: Any, make_app: Any) 
     db = str(tmp_path / "tour.sqlite3")
     app: App = await make_app(db=db)
     org = await participant(app, "org")
-    tid = (await org.ok({"type": "create_tournament", "name": "rr", "preset": "classic", "seats": 2, "games": 6,
-                         "concurrency": 2, "master_seed": 5, "action_seconds": 30,
-                         "participants": ["p_a", "p_b", "p_c"]}, "tournament_created"))["tournament"]
+    tid = (
+        await org.ok(
+            {
+                "type": "create_tournament",
+                "name": "rr",
+                "preset": "classic",
+                "seats": 2,
+                "games": 6,
+                "concurrency": 2,
+                "master_seed": 5,
+                "action_seconds": 30,
+                "participants": ["p_a", "p_b", "p_c"],
+            },
+            "tournament_created",
+        )
+    )["tournament"]
     players = [await participant(app, n) for n in ("p_a", "p_b", "p_c")]
     for p in players:
         await p.ok({"type": "register", "tournament": tid}, "ok")

@@ -75,14 +75,17 @@ def test_permute_plays_every_ordering() -> None:
     assert len({g.seats for g in games}) == 6 and len({g.deal for g in games}) == 1
 
 
-@pytest.mark.parametrize(("names", "size", "games", "kwargs", "words"), [
-    (["a", "b"], 3, 10, {}, "cannot fill"),
-    (["a", "a", "b"], 2, 10, {}, "distinct"),
-    (["a", "b"], 1, 10, {}, "at least 2"),
-    (["a", "b"], 2, 0, {}, "at least one game"),
-    (["a", "b", "c"], 2, 4, {"kind": GAUNTLET, "hero": "z"}, "hero"),
-    (["a", "b", "c"], 2, 4, {"kind": "swiss"}, "unknown schedule"),
-])
+@pytest.mark.parametrize(
+    ("names", "size", "games", "kwargs", "words"),
+    [
+        (["a", "b"], 3, 10, {}, "cannot fill"),
+        (["a", "a", "b"], 2, 10, {}, "distinct"),
+        (["a", "b"], 1, 10, {}, "at least 2"),
+        (["a", "b"], 2, 0, {}, "at least one game"),
+        (["a", "b", "c"], 2, 4, {"kind": GAUNTLET, "hero": "z"}, "hero"),
+        (["a", "b", "c"], 2, 4, {"kind": "swiss"}, "unknown schedule"),
+    ],
+)
 def test_bad_tournaments_are_refused(names: list[str], size: int, games: int, kwargs: dict, words: str) -> None:
     """Each impossible request raises ScheduleError with a message saying why."""
     with pytest.raises(ScheduleError, match=words):

@@ -36,9 +36,20 @@ async def test_a_round_robin_runs_to_the_end_with_consistent_standings(make_app:
     to the organiser, every participant plays every seat of each deal, and the standings add up."""
     app: App = await make_app()
     org = await participant(app, "org")
-    created = await org.ok({"type": "create_tournament", "name": "rr", "preset": "classic", "seats": 2,
-                            "games": 6, "concurrency": 2, "master_seed": 11, "action_seconds": 30,
-                            "participants": ["p_a", "p_b", "p_c"]}, "tournament_created")
+    created = await org.ok(
+        {
+            "type": "create_tournament",
+            "name": "rr",
+            "preset": "classic",
+            "seats": 2,
+            "games": 6,
+            "concurrency": 2,
+            "master_seed": 11,
+            "action_seconds": 30,
+            "participants": ["p_a", "p_b", "p_c"],
+        },
+        "tournament_created",
+    )
     tid = created["tournament"]
     players = [await participant(app, n) for n in ("p_a", "p_b", "p_c")]
     early = await org.request({"type": "start_tournament", "tournament": tid})
@@ -65,7 +76,8 @@ async def test_a_round_robin_runs_to_the_end_with_consistent_standings(make_app:
     for deal_games in by_deal.values():
         assert len({g["seed"] for g in deal_games}) == 1
         assert sorted(tuple(g["seats"]) for g in deal_games) == sorted(
-            [tuple(deal_games[0]["seats"]), tuple(reversed(deal_games[0]["seats"]))])
+            [tuple(deal_games[0]["seats"]), tuple(reversed(deal_games[0]["seats"]))]
+        )
     info = over["info"]
     assert info["status"] == "finished" and info["games_finished"] == 6 and info["tables"] == []
     rows = {r["name"]: r for r in info["standings"]}
@@ -80,8 +92,19 @@ async def test_tournament_refusals(make_app: Any, players: Any) -> None:
     starts; unknown tournaments and bots are refused; registration closes at the start."""
     app: App = await make_app()
     org = await participant(app, "org2")
-    tid = (await org.ok({"type": "create_tournament", "name": "x", "preset": "classic", "seats": 2, "games": 2,
-                         "participants": ["bot_a", "bot_b"]}, "tournament_created"))["tournament"]
+    tid = (
+        await org.ok(
+            {
+                "type": "create_tournament",
+                "name": "x",
+                "preset": "classic",
+                "seats": 2,
+                "games": 2,
+                "participants": ["bot_a", "bot_b"],
+            },
+            "tournament_created",
+        )
+    )["tournament"]
     (guest,) = await players(app, ["guesty"])
     stranger = await participant(app, "stranger")
     a, b = await participant(app, "bot_a"), await participant(app, "bot_b")
@@ -90,8 +113,18 @@ async def test_tournament_refusals(make_app: Any, players: Any) -> None:
         (stranger, {"type": "register", "tournament": tid}, "NOT_INVITED"),
         (a, {"type": "start_tournament", "tournament": tid}, "NOT_OWNER"),
         (a, {"type": "register", "tournament": 999}, "UNKNOWN_TOURNAMENT"),
-        (org, {"type": "create_tournament", "name": "y", "preset": "classic", "seats": 2, "games": 2,
-               "bots": ["deep-blue"]}, "UNKNOWN_BOT"),
+        (
+            org,
+            {
+                "type": "create_tournament",
+                "name": "y",
+                "preset": "classic",
+                "seats": 2,
+                "games": 2,
+                "bots": ["deep-blue"],
+            },
+            "UNKNOWN_BOT",
+        ),
         (org, {"type": "create_tournament", "name": "y", "preset": "classic", "seats": 9, "games": 2}, "BAD_RULES"),
     ]
     for who, msg, code in checks:
@@ -99,8 +132,12 @@ async def test_tournament_refusals(make_app: Any, players: Any) -> None:
         assert answer["type"] == "error" and answer["code"] == code, (msg, answer)
     listed = (await guest.ok({"type": "list_tournaments"}, "tournaments"))["tournaments"]
     assert [t["tournament"] for t in listed] == [tid] and listed[0]["status"] == "registering"
-    open_tid = (await org.ok({"type": "create_tournament", "name": "open", "preset": "classic", "seats": 2,
-                              "games": 2}, "tournament_created"))["tournament"]
+    open_tid = (
+        await org.ok(
+            {"type": "create_tournament", "name": "open", "preset": "classic", "seats": 2, "games": 2},
+            "tournament_created",
+        )
+    )["tournament"]
     for p in (a, b):
         await p.ok({"type": "register", "tournament": open_tid}, "ok")
     await org.ok({"type": "start_tournament", "tournament": open_tid}, "ok")

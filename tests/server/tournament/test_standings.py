@@ -22,8 +22,9 @@ def simulated(n_games: int, seed: int = 1) -> list[GameResult]:
         skill = {"strong": 2.0, "middle": 1.0, "weak": 0.0}
         score = {seat: skill[name] + rng.gauss(0, 1.0) for seat, name in enumerate(g.seats)}
         places = tuple(sorted(score, key=lambda s: -score[s]))
-        out.append(GameResult(g.number, g.deal, g.seats, places, timeouts=(0, 1, 0), illegal=(0, 0, 0),
-                              disconnects=(0, 0, 0)))
+        out.append(
+            GameResult(g.number, g.deal, g.seats, places, timeouts=(0, 1, 0), illegal=(0, 0, 0), disconnects=(0, 0, 0))
+        )
     return out
 
 
