@@ -1,8 +1,6 @@
 """Starter bot: plays its lowest cards (all copies); keeps 2s, 10s and jokers; else the first legal action.
 Run it with shithead-bot's flags:  python docs/starter_bot.py --port 7433 --games 3 [--create]"""
 
-import sys
-
 from client.bot import Bot
 from client.runner import main
 
@@ -18,4 +16,4 @@ class LowestFirst(Bot):
 
 
 if __name__ == "__main__":
-    sys.exit(main(bot=LowestFirst()))
+    raise SystemExit(main(bot=LowestFirst()))
