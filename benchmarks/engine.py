@@ -17,17 +17,21 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.engine import PRESETS, Game, make_rules  # noqa: E402
+from server.engine import Game, Rules, make_rules, preset_names  # noqa: E402
 from server.engine.policies import greedy_policy  # noqa: E402
+
+Runner = Callable[[Rules, int, int, int], tuple[int, float]]
+"""A benchmark loop: ``(rules, players, games, seed) -> (actions, seconds)``."""
 
 TARGET = 250_000  # actions/s, classic 4 players, random play (issue: engine)
 
 
-def run_random(rules, players: int, games: int, seed: int) -> tuple[int, float]:
+def run_random(rules: Rules, players: int, games: int, seed: int) -> tuple[int, float]:
     """Play ``games`` random games; return (actions, seconds)."""
     actions = 0
     start = time.perf_counter()
@@ -42,7 +46,7 @@ def run_random(rules, players: int, games: int, seed: int) -> tuple[int, float]:
     return actions, time.perf_counter() - start
 
 
-def run_greedy(rules, players: int, games: int, seed: int) -> tuple[int, float]:
+def run_greedy(rules: Rules, players: int, games: int, seed: int) -> tuple[int, float]:
     """Play ``games`` greedy games; return (actions, seconds)."""
     actions = 0
     start = time.perf_counter()
@@ -57,7 +61,7 @@ def run_greedy(rules, players: int, games: int, seed: int) -> tuple[int, float]:
     return actions, time.perf_counter() - start
 
 
-def measure(fn, rules, players: int, games: int, repeats: int) -> dict[str, float]:
+def measure(fn: Runner, rules: Rules, players: int, games: int, repeats: int) -> dict[str, float]:
     rates, game_rates = [], []
     for rep in range(repeats):
         actions, secs = fn(rules, players, games, rep + 1)
@@ -93,7 +97,7 @@ def main() -> None:
     print(
         f"{'preset':14} {'pl':>2} | {'random actions/s':>22} {'games/s':>8} | {'greedy actions/s':>22} {'games/s':>8}"
     )
-    presets = list(PRESETS) if args.preset == "all" else [args.preset]
+    presets = list(preset_names()) if args.preset == "all" else [args.preset]
     for preset in presets:
         rules = make_rules(preset)
         counts = range(rules.min_players, rules.max_players + 1) if args.players == "all" else [int(args.players)]

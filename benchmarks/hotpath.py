@@ -17,7 +17,6 @@ import asyncio
 import cProfile
 import pstats
 import statistics
-import struct
 import sys
 import tempfile
 import time
@@ -28,11 +27,10 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from protocol.framing import FRAME_HEADER as _HDR  # noqa: E402
 from server.app import App, ClientSession  # noqa: E402
 from server.config import Limits, ServerConfig  # noqa: E402
 from server.engine import format_action  # noqa: E402
-
-_HDR = struct.Struct(">I")
 
 
 class FakeTransport:
@@ -97,16 +95,19 @@ async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTr
             s.data_received(frame({"type": "hello", "id": 1, "version": 1}))
             s.data_received(frame({"type": "login", "id": 2, "name": f"t{t}p{i}", "guest": True}))
             seats.append((s, tr))
-        await asyncio.sleep(0.05)  # logins run as tasks
+        while not all(s.logged_in for s, _ in seats):  # logins run as tasks
+            await asyncio.sleep(0)
         owner = seats[0][0]
         owner.data_received(
             frame({"type": "create_table", "id": 3, "name": f"t{t}", "preset": "classic", "seats": 4, "seed": t})
         )
+        await drain(app)  # the answer is held until the journal has committed the new table
         table_id = next(f for f in seats[0][1].frames() if f["type"] == "table_created")["table"]
         assert table_id == t + 1
         for s, _ in seats:
             s.data_received(frame({"type": "join", "id": 4, "table": table_id}))
         owner.data_received(frame({"type": "start", "id": 5, "table": table_id}))
+        await drain(app)
         for _, tr in seats:
             tr.keep = False
             tr.chunks.clear()
@@ -114,11 +115,20 @@ async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTr
     return app, out
 
 
-def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]], actions: int) -> tuple[float, int]:
+async def drain(app: App) -> None:
+    """Let the journal commit what was written, so that the held frames go out."""
+    assert app.journal is not None
+    await app.journal.drain()
+
+
+async def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]], actions: int) -> tuple[float, int]:
     """Play ``actions`` actions round-robin over the tables; returns (thread CPU seconds, actions).
 
     The harness reads whose turn it is and the first legal action from the server's own
-    objects (what the states just sent say), so that its own cost stays out of the figure."""
+    objects (what the states just sent say), so that its own cost stays out of the figure.
+    After each round over the tables the journal commits (on its own thread, not counted) and
+    the frames held for the commit are written, as on the real server where a commit releases
+    the actions of many tables at once; the release is counted."""
     done = 0
     elapsed = 0.0
     rid = 10
@@ -142,19 +152,22 @@ def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]], actio
             s.data_received(data)
             elapsed += time.thread_time() - t0
             done += 1
+        t0 = time.thread_time()
+        await drain(app)
+        elapsed += time.thread_time() - t0
     return elapsed, done
 
 
 async def main_async(args: argparse.Namespace) -> None:
     app, tables = await build(args.tables)
-    run(app, tables, args.warmup)
+    await run(app, tables, args.warmup)
     results = []
     sent0 = sum(tr.bytes for seats in tables for _, tr in seats)
     prof = cProfile.Profile() if args.profile else None
     for _ in range(args.repeat):
         if prof:
             prof.enable()
-        secs, n = run(app, tables, args.actions)
+        secs, n = await run(app, tables, args.actions)
         if prof:
             prof.disable()
         results.append(secs / n * 1e6)

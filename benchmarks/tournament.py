@@ -29,9 +29,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.bots import make_bot  # noqa: E402
+from client.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
 from server.engine import Series, event_to_dict, make_rules, parse_action  # noqa: E402
 from server.engine.view import view_for  # noqa: E402
-from server.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
 from server.tournament.schedule import schedule  # noqa: E402
 
 PARTICIPANTS = [("random", "random"), ("greedy", "greedy"), ("random-2", "random"), ("greedy-2", "greedy")]

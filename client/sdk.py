@@ -7,8 +7,8 @@ Typical use::
     table = await client.create_table("friday", preset="classic", seats=2)
     seat, token = await client.join(table)
     async for msg in client.messages():
-        if msg["type"] == "state" and msg["view"]["legal"]:
-            await client.act(table, msg["seq"], msg["view"]["legal"][0])
+        if isinstance(msg, State) and msg.view["legal"]:
+            await client.act(table, msg.seq, msg.view["legal"][0])
 
 **Requests.** Each request method sends one message with a fresh id and awaits the answer
 with that id (``docs/PROTOCOL.md`` §4). An ``error`` answer raises :class:`ServerError`
@@ -19,40 +19,45 @@ long) raises :class:`protocol.LocalProtocolError` and sends nothing. A request w
 drops before the answer, or made while disconnected, raises :class:`ConnectionLost`; after
 :meth:`Client.close`, :class:`ClientClosed` (a subclass).
 
+**Typed, as decoded.** Every message the client hands out is the
+:class:`protocol.messages.Message` the connection decoded (``State``, ``TableUpdate``...), its
+nested maps typed by :mod:`protocol.payloads` (``State.view`` is a ``View``): nothing is
+re-encoded on the way to the caller. Answers come back the same way (:meth:`Client.request`),
+or as their useful part (:meth:`Client.list_tables`: the summaries). A message can also be
+read like its wire map (``msg["type"]``, ``msg.get("deadline")``), for code written against
+PROTOCOL.md's maps.
+
 **Pushed messages.** Everything that answers no request (``state``, ``table_update``,
 ``chat_message``, ``game_over``, an ``error`` without a pending id) is queued in the order
-received, as its wire dict (PROTOCOL.md §14), for :meth:`Client.messages` (one consumer; the
-queue is unbounded, so a long-lived client must read it). :attr:`Client.states` keeps the latest
-``state`` and :attr:`Client.summaries` the latest summary per table. **Pseudo-events**, dicts
-whose ``type`` is not a wire type, tell a UI what happens to the connection:
+received for :meth:`Client.messages` (one consumer; the queue is unbounded, so a long-lived
+client must read it). :attr:`Client.states` keeps the latest ``State`` and
+:attr:`Client.summaries` the latest summary per table. **Connection events**
+(:mod:`client.sdk_events`) tell a UI what happens to the connection:
 
-* ``{"type": "disconnected", "reason": str, "code": str | None, "reconnecting": bool}``:
-  the connection dropped (``code``: the fatal error the server sent first, if any).
-* ``{"type": "reconnected", "attempt": int, "resumed": [{"table": int, "seat": int}],
-  "watching": [int], "lost": [{"table": int, "code": str, "message": str}]}``: logged in
-  again; ``resumed``: the seats taken back, ``watching``: the tables watched again, ``lost``:
-  those refused. Requests flow again once the resumes are sent, so the snapshot ``state`` of a
-  resumed seat may come, and be acted on, before this event.
-* ``{"type": "reconnecting", "attempt": int, "retry_in": float, "gives_up_in": float}``: the
+* :class:`~client.sdk_events.Disconnected` (``reason``, ``code``, ``reconnecting``): the
+  connection dropped (``code``: the fatal error the server sent first, if any).
+* :class:`~client.sdk_events.Reconnected` (``attempt``, ``resumed``, ``watching``, ``lost``):
+  logged in again; ``resumed``: the seats taken back, ``watching``: the tables watched again,
+  ``lost``: those refused. Requests flow again once the resumes are sent, so the snapshot
+  ``state`` of a resumed seat may come, and be acted on, before this event.
+* :class:`~client.sdk_events.Reconnecting` (``attempt``, ``retry_in``, ``gives_up_in``): the
   client waits ``retry_in`` seconds before its next attempt, and gives up ``gives_up_in``
   seconds from now (a UI shows it as a countdown).
-* ``{"type": "closed", "reason": str}``: the last item; :meth:`Client.messages` then ends.
+* :class:`~client.sdk_events.Closed` (``reason``): the last item; :meth:`Client.messages` then ends.
 
 **Reconnecting.** When the connection drops (not by :meth:`Client.close`, not after a fatal
 error saying that this client is broken) and ``reconnect`` is true, the client retries with
-back-off (``backoff_initial`` doubling up to ``backoff_max``, with jitter) for as long as the
-server keeps a seat: ``reconnect_for`` seconds from the drop, by default the server's
-``reconnect_grace`` plus its ``restart_grace`` (``welcome.limits``) plus a margin, so that a
-restart of the server is a pause, not the end (``reconnect_attempts``, if given, also caps the
-number of attempts). Each attempt is ``hello``, ``login`` with the same credentials (and the
-token of a held seat, which the server's failed-login throttle lets through), ``resume`` of every
-seat held (with its token) and ``watch`` of every table watched. A ``going_away`` from the
-server is passed on like any pushed message; reconnecting goes on. A refusal that says "not
+back-off for as long as the server keeps a seat (:mod:`client.reconnect`: ``reconnect_for``
+seconds, by default from ``welcome.limits``; ``reconnect_attempts``, ``backoff_initial``,
+``backoff_max``). Each attempt is ``hello``, ``login`` with the same credentials (and the
+token of a held seat, which the server's failed-login throttle lets through), ``resume`` of
+every seat held (with its token) and ``watch`` of every table watched. A ``going_away`` from
+the server is passed on like any pushed message; reconnecting goes on. A refusal that says "not
 now" (``LOGIN_THROTTLED`` of the login, ``RATE_LIMITED`` or ``STORAGE_FAILED`` of a resume)
-fails that attempt only: the next one waits at least its ``retry_after`` and the seat is kept. A
-resume refused otherwise (``BAD_TOKEN``, ``UNKNOWN_TABLE``) forgets that seat (``lost``). A
-refused login (``AUTH_FAILED``, ``GUESTS_NOT_ALLOWED``, ``SERVER_PASSWORD_REQUIRED``) or the end
-of the window closes the client.
+fails that attempt only and the seat is kept. A resume refused otherwise (``BAD_TOKEN``,
+``UNKNOWN_TABLE``) forgets that seat (``lost``). A refused login (``AUTH_FAILED``,
+``GUESTS_NOT_ALLOWED``, ``SERVER_PASSWORD_REQUIRED``) or the end of the window closes the
+client.
 
 **Refusals that pass.** ``STORAGE_FAILED`` (the server cannot write its database and takes no
 actions) answers ``act`` and the other requests that change a table with a plain
@@ -67,11 +72,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, TypeVar, cast
 
 from protocol.connection import Connection, Mode, Role
 from protocol.errors import FATAL, ErrorCode, RemoteProtocolError
@@ -88,87 +92,42 @@ from protocol.messages import (
     Joined,
     Leave,
     ListTables,
+    LoggedIn,
     Login,
     Message,
     Ping,
+    Record,
     Resume,
     Start,
     State,
+    Tables,
+    TableCreated,
     TableUpdate,
     Watch,
-    encode_message,
+    Welcome,
+)
+from protocol.payloads import RuleOptions, StoredGame, TableSummary, WelcomeLimits
+
+from .reconnect import NO_RECONNECT, TRANSIENT, default_window, retry_until_back, seconds
+from .sdk_events import (
+    PSEUDO_EVENTS,
+    ClientClosed,
+    Closed,
+    ConnectionLost,
+    Disconnected,
+    Item,
+    LostSeat,
+    Reconnected,
+    ResumedSeat,
+    Seat,
+    ServerError,
 )
 
-__all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "Seat", "ServerError"]
+__all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "Item", "Seat", "ServerError"]
 
 log = logging.getLogger(__name__)
 
-#: The ``type`` of the items :meth:`Client.messages` adds besides the server's messages.
-PSEUDO_EVENTS = ("disconnected", "reconnecting", "reconnected", "closed")
-
-#: Seconds added to the server's graces in the default reconnect window: the seat's grace
-#: starts when the server notices the drop (or restarts), a little after the client does.
-RECONNECT_MARGIN = 30.0
-
-#: Fatal codes that mean this client itself is broken: reconnecting would fail the same way.
-_NO_RECONNECT = frozenset(
-    {
-        ErrorCode.BAD_FRAME,
-        ErrorCode.FRAME_TOO_LARGE,
-        ErrorCode.BAD_MESSAGE,
-        ErrorCode.UNKNOWN_TYPE,
-        ErrorCode.UNSUPPORTED_VERSION,
-        ErrorCode.HANDSHAKE_REQUIRED,
-    }
-)
-#: Login refusals that end reconnecting: retrying would be refused again.
-_AUTH_FATAL = frozenset({ErrorCode.AUTH_FAILED, ErrorCode.GUESTS_NOT_ALLOWED, ErrorCode.SERVER_PASSWORD_REQUIRED})
-#: Refusals of a resume that say "not now": the attempt is tried again (after retry_after), the
-#: seat is not given up.
-_TRANSIENT = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_FAILED, ErrorCode.LOGIN_THROTTLED})
-_END: dict[str, Any] = {"type": "<end>"}
-
-
-class ServerError(Exception):
-    """The server answered a request with ``error``.
-
-    ``code`` is the wire code (a :class:`protocol.ErrorCode`, which compares equal to its
-    string), ``message`` the text for people, ``reason`` the engine's code for
-    ``ILLEGAL_ACTION``, ``retry_after`` the seconds to wait for ``RATE_LIMITED``."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        reason: str | None = None,
-        retry_after: float | None = None,
-        request_id: int | None = None,
-    ) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.message, self.request_id = code, message, request_id
-        self.reason, self.retry_after = reason, retry_after
-
-    @property
-    def fatal(self) -> bool:
-        """Whether the server closes the connection after this error."""
-        return self.code in FATAL
-
-
-class ConnectionLost(ConnectionError):
-    """The connection dropped before the answer came, or there is no connection right now
-    (the client is reconnecting). Whether the request was carried out is unknown."""
-
-
-class ClientClosed(ConnectionLost):
-    """The client was closed (by :meth:`Client.close`, or after reconnecting failed)."""
-
-
-class Seat(NamedTuple):
-    """A seat held at a table: its number and the secret token that takes it back."""
-
-    seat: int
-    token: str
+_A = TypeVar("_A", bound=Message)
 
 
 @dataclass(slots=True)
@@ -230,10 +189,10 @@ class Client:
         self.reconnect, self.reconnect_for, self.reconnect_attempts = reconnect, reconnect_for, reconnect_attempts
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
         self.rate_limit_retries, self.keepalive, self.timeout = rate_limit_retries, keepalive, timeout
-        self.welcome: dict[str, Any] = {}  #: The last ``welcome``; ``welcome["limits"]``: the server's limits.
-        self.logged_in: dict[str, Any] | None = None  #: The last ``logged_in``, or None before login.
-        self.states: dict[int, dict[str, Any]] = {}  #: The latest ``state`` per table id.
-        self.summaries: dict[int, dict[str, Any]] = {}  #: The latest summary per table id.
+        self.welcome: Welcome | None = None  #: The last ``welcome`` (None before the handshake).
+        self.logged_in: LoggedIn | None = None  #: The last ``logged_in``, or None before login.
+        self.states: dict[int, State] = {}  #: The latest ``state`` per table id.
+        self.summaries: dict[int, TableSummary] = {}  #: The latest summary per table id.
         self.seats: dict[int, Seat] = {}  #: Seats held by table id (resumed after a reconnect).
         self.watching: dict[int, str | None] = {}  #: Tables watched, with their passwords.
         self.reconnects = 0  #: How many times the connection was re-established.
@@ -242,10 +201,10 @@ class Client:
         self.connected = False
         self.closed = False
         self._wire: _Wire | None = None
-        self._credentials: dict[str, Any] | None = None
+        self._credentials: dict[str, object] | None = None  # the login's fields, for reconnecting
         self._pending: dict[int, _Pending] = {}
         self._next_id = 1
-        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._queue: asyncio.Queue[Item | None] = asyncio.Queue()  # None: the end
         self._last_sent = time.monotonic()
         self._reconnect_task: asyncio.Task[None] | None = None
         self._keepalive_task: asyncio.Task[None] | None = None
@@ -262,7 +221,7 @@ class Client:
         mode: Mode | str = Mode.MSGPACK,
         client_name: str = "shithead-sdk 0.1",
         reconnect: bool = True,
-        **options: Any,
+        **options: Any,  # the constructor's keyword arguments, of several types
     ) -> Client:
         """Open the connection and complete ``hello``/``welcome``; return the client.
 
@@ -292,7 +251,7 @@ class Client:
     @property
     def name(self) -> str | None:
         """The name in use (as the server spells it), or None before login."""
-        return None if self.logged_in is None else self.logged_in["name"]
+        return None if self.logged_in is None else self.logged_in.name
 
     @property
     def transport(self) -> asyncio.Transport | None:
@@ -333,27 +292,27 @@ class Client:
         self.connected = False
         self._connected_event.set()
         self._fail_pending(ClientClosed(reason))
-        self._queue.put_nowait({"type": "closed", "reason": reason})
-        self._queue.put_nowait(_END)
+        self._queue.put_nowait(Closed(reason))
+        self._queue.put_nowait(None)
 
     # ------------------------------------------------------------------ pushed messages
 
-    async def messages(self) -> AsyncGenerator[dict[str, Any], None]:
-        """Every pushed message and pseudo-event, in order, as wire dicts; ends after the
-        ``closed`` pseudo-event. Meant for a single consumer."""
+    async def messages(self) -> AsyncGenerator[Item, None]:
+        """Every pushed message and connection event, in order; ends after
+        :class:`~client.sdk_events.Closed`. Meant for a single consumer."""
         while True:
             item = await self._queue.get()
-            if item is _END:
-                self._queue.put_nowait(_END)  # later readers end too
+            if item is None:
+                self._queue.put_nowait(None)  # later readers end too
                 return
             yield item
 
-    def pending_messages(self) -> list[dict[str, Any]]:
+    def pending_messages(self) -> list[Item]:
         """Take every message queued now, without waiting (:meth:`messages` still ends after)."""
         out = [self._queue.get_nowait() for _ in range(self._queue.qsize())]
-        if out and out[-1] is _END:
+        if out and out[-1] is None:
             self._queue.put_nowait(out.pop())  # nothing follows the end marker
-        return out
+        return [item for item in out if item is not None]
 
     # ------------------------------------------------------------------ requests
 
@@ -365,19 +324,25 @@ class Client:
         guest: bool = False,
         bot: bool = False,
         server_password: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> LoggedIn:
         """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept to log in
         again after a reconnect. Raises :class:`ServerError` (``AUTH_FAILED``...)."""
-        creds = {"name": name, "password": password, "guest": guest, "bot": bot, "server_password": server_password}
-        answer = await self.request(Login, **creds)
+        creds: dict[str, object] = {
+            "name": name,
+            "password": password,
+            "guest": guest,
+            "bot": bot,
+            "server_password": server_password,
+        }
+        answer = _expect(await self.request(Login, **creds), LoggedIn)
         self._credentials = creds
         self.logged_in = answer
         self._limit_output()  # the larger limit after login
         return answer
 
-    async def list_tables(self) -> list[dict[str, Any]]:
+    async def list_tables(self) -> list[TableSummary]:
         """The summaries of every open table."""
-        return list((await self.request(ListTables))["tables"])
+        return list(_expect(await self.request(ListTables), Tables).tables)
 
     async def create_table(
         self,
@@ -385,7 +350,7 @@ class Client:
         preset: str = "classic",
         seats: int = 4,
         *,
-        options: dict[str, Any] | None = None,
+        options: RuleOptions | None = None,
         password: str | None = None,
         action_seconds: float | None = None,
         bank_seconds: float | None = None,
@@ -405,20 +370,20 @@ class Client:
             seed=seed,
             deck=deck,
         )
-        return int(answer["table"])
+        return _expect(answer, TableCreated).table
 
     async def join(self, table: int, seat: int | None = None, password: str | None = None) -> Seat:
         """Take a seat (``seat`` or the first free one); returns ``Seat(seat, token)``, which
         the client also keeps in :attr:`seats` to resume after a reconnect."""
-        answer = await self.request(Join, table=table, seat=seat, password=password)
-        held = self.seats[table] = Seat(int(answer["seat"]), answer["token"])
+        answer = _expect(await self.request(Join, table=table, seat=seat, password=password), Joined)
+        held = self.seats[table] = Seat(answer.seat, answer.token)
         self.watching.pop(table, None)
         return held
 
     async def resume(self, table: int, token: str | None = None) -> Seat:
         """Take a seat back with its token (a registered account may leave it out)."""
-        answer = await self.request(Resume, table=table, token=token)
-        self.seats[table] = Seat(int(answer["seat"]), answer["token"])
+        answer = _expect(await self.request(Resume, table=table, token=token), Joined)
+        self.seats[table] = Seat(answer.seat, answer.token)
         return self.seats[table]
 
     async def watch(self, table: int, password: str | None = None) -> None:
@@ -454,9 +419,9 @@ class Client:
         """Seat one of the server's bundled bots (the owner only, between games)."""
         await self.request(AddBot, table=table, bot=bot, seat=seat)
 
-    async def get_record(self, game: int) -> dict[str, Any]:
+    async def get_record(self, game: int) -> StoredGame:
         """The stored record of a finished game (PROTOCOL.md, ``record``)."""
-        return dict((await self.request(GetRecord, game=game))["record"])
+        return _expect(await self.request(GetRecord, game=game), Record).record
 
     async def ping(self) -> float:
         """Send ``ping``; returns the round trip in seconds."""
@@ -464,15 +429,16 @@ class Client:
         await self.request(Ping)
         return time.monotonic() - began
 
-    async def request(self, cls: type[Message], **fields: Any) -> dict[str, Any]:
+    async def request(self, cls: type[Message], **fields: object) -> Message:
         """Send a request of any message class with ``fields`` (the id is added; None fields
-        are left out) and return its answer as a wire dict. The methods above are this plus
-        bookkeeping."""
-        pending = await self._request_pending(cls, fields, fields.get("table"))
-        return encode_message(pending.future.result(), validate=False)
+        are left out) and return its answer, the message as decoded. The methods above are
+        this plus bookkeeping."""
+        table = fields.get("table")
+        pending = await self._request_pending(cls, fields, table if isinstance(table, int) else None)
+        return pending.future.result()
 
     async def _request_pending(
-        self, cls: type[Message], fields: dict[str, Any], table: int | None, *, internal: bool = False
+        self, cls: type[Message], fields: Mapping[str, object], table: int | None, *, internal: bool = False
     ) -> _Pending:
         """Send and await, retrying RATE_LIMITED; return the resolved pending entry."""
         attempt = 0
@@ -490,7 +456,7 @@ class Client:
                 await asyncio.sleep(wait)
 
     def _send(
-        self, cls: type[Message], fields: dict[str, Any], table: int | None, *, internal: bool = False
+        self, cls: type[Message], fields: Mapping[str, object], table: int | None, *, internal: bool = False
     ) -> _Pending:
         """Encode and write one request; its answer resolves the returned entry's future."""
         if self.closed:
@@ -546,7 +512,7 @@ class Client:
         pending = self._pending.pop(rid, None) if rid is not None else None
         if pending is not None:
             if pending.table is not None and pending.table in self.states:
-                pending.seq_at_answer = self.states[pending.table]["seq"]
+                pending.seq_at_answer = self.states[pending.table].seq
             if not pending.future.done():
                 if isinstance(msg, Error):
                     pending.future.set_exception(
@@ -560,11 +526,10 @@ class Client:
         if rid is not None and not isinstance(msg, Error):
             log.debug("dropping an answer to no pending request: %s", msg.TYPE)
             return
-        item = encode_message(msg, validate=False)
         if isinstance(msg, State):
-            self.states[msg.table] = item
+            self.states[msg.table] = msg
         elif isinstance(msg, TableUpdate):
-            self.summaries[msg.table] = item["summary"]
+            self.summaries[msg.table] = msg.summary
         elif isinstance(msg, Error) and msg.code == ErrorCode.BAD_TOKEN:
             # Our seat was taken over by a newer connection: it is no longer ours to resume.
             # The error names the table (older servers did not: then every seat is in doubt).
@@ -573,7 +538,7 @@ class Client:
                 self.seats.pop(msg.table, None)
             else:
                 self.seats.clear()
-        self._queue.put_nowait(item)
+        self._queue.put_nowait(msg)
 
     def _on_lost(self, wire: _Wire, exc: Exception | None) -> None:
         if wire is not self._wire:
@@ -585,11 +550,9 @@ class Client:
             return  # closed by us, or a reconnect attempt failed: its loop carries on
         code = wire.fatal
         reason = f"the server closed the connection ({code})" if code else f"connection lost ({exc or 'EOF'})"
-        retry = self.reconnect and code not in _NO_RECONNECT
+        retry = self.reconnect and code not in NO_RECONNECT
         log.info("%s; %s", reason, "reconnecting" if retry else "not reconnecting")
-        self._queue.put_nowait(
-            {"type": "disconnected", "reason": reason, "code": code and str(code), "reconnecting": retry}
-        )
+        self._queue.put_nowait(Disconnected(reason, None if code is None else str(code), retry))
         if retry:
             self._reconnect_task = asyncio.get_running_loop().create_task(self._reconnect_loop())
         else:
@@ -606,8 +569,7 @@ class Client:
             _, wire = await loop.create_connection(lambda: _Wire(self, conn), self.host, self.port)
             self._wire = wire
             pending = self._send(Hello, {"version": PROTOCOL_VERSION, "client": self.client_name}, None, internal=True)
-            welcome = await pending.future
-        self.welcome = encode_message(welcome, validate=False)
+            self.welcome = _expect(await pending.future, Welcome)
         self._limit_output()
         if self._keepalive_task is None:
             self._keepalive_task = loop.create_task(self._keepalive_loop())
@@ -618,64 +580,40 @@ class Client:
 
     def _limit_output(self) -> None:
         """Refuse locally what the server would refuse fatally: frames over its input limit."""
-        wire, limits = self._wire, self.welcome.get("limits") or {}
-        key = "max_frame_in" if wire is not None and wire.conn.logged_in else "max_frame_in_before_login"
-        if wire is not None and isinstance(limits.get(key), int) and limits[key] > 0:
-            wire.conn.max_out = limits[key]
+        wire, limits = self._wire, self._limits()
+        limit = limits.get("max_frame_in" if wire is not None and wire.conn.logged_in else "max_frame_in_before_login")
+        if wire is not None and isinstance(limit, int) and limit > 0:
+            wire.conn.max_out = limit
+
+    def _limits(self) -> WelcomeLimits | dict[str, object]:
+        """The server's limits from ``welcome`` (nothing before the handshake)."""
+        return {} if self.welcome is None else self.welcome.limits
 
     def reconnect_window(self) -> float:
         """Seconds to keep trying after a drop (see the module docstring)."""
         if self.reconnect_for is not None:
             return self.reconnect_for
-        limits = self.welcome.get("limits") or {}
-        return float(limits.get("reconnect_grace", 120.0)) + float(limits.get("restart_grace", 30.0)) + RECONNECT_MARGIN
+        return default_window(self._limits())
 
     async def _reconnect_loop(self) -> None:
-        """Retry with back-off until the connection, the login and the seats are back, or the
-        window (:meth:`reconnect_window`, from the drop) is over."""
-        delay = self.backoff_initial
-        give_up_at = time.monotonic() + self.reconnect_window()
-        floor = 0.0  # the server's retry_after of the last refusal: no attempt before it
-        attempt = 0
+        """Retry until the connection, the login and the seats are back, or the policy of
+        :mod:`client.reconnect` gives up (then the client closes)."""
         try:
-            while self.reconnect_attempts is None or attempt < self.reconnect_attempts:
-                left = give_up_at - time.monotonic()
-                if left <= 0.001:
-                    break
-                # Jitter (bots do not stampede), never below what the server asked for; the
-                # last attempt is made at the end of the window, not skipped.
-                wait = min(max(delay * random.uniform(0.5, 1.0), floor), left)
-                if floor > left:
-                    break  # the server will not take us back within the window
-                attempt += 1
-                self._queue.put_nowait(
-                    {
-                        "type": "reconnecting",
-                        "attempt": attempt,
-                        "retry_in": round(wait, 3),
-                        "gives_up_in": round(left, 3),
-                    }
-                )
-                await asyncio.sleep(wait)
-                delay, floor = min(delay * 2, self.backoff_max), 0.0
-                try:
-                    event = await self._reestablish(attempt)
-                except ServerError as exc:
-                    if exc.code in _AUTH_FATAL:
-                        self._give_up(f"login refused after reconnecting: {exc}")
-                        return
-                    if exc.retry_after is not None:  # LOGIN_THROTTLED, RATE_LIMITED, STORAGE_FAILED
-                        floor = exc.retry_after
-                    log.info("reconnect attempt %d refused: %s", attempt, exc)
-                except (OSError, TimeoutError) as exc:  # ConnectionLost is an OSError too
-                    log.info("reconnect attempt %d failed: %s", attempt, exc)
-                else:
-                    self.reconnects += 1
-                    self._queue.put_nowait(event)
-                    self._set_connected()
-                    return
-                self._drop_wire()
-            self._give_up(f"could not reconnect after {attempt} attempts in {self.reconnect_window():g} s")
+            back = await retry_until_back(
+                self._reestablish,
+                announce=self._queue.put_nowait,
+                failed=self._drop_wire,
+                window=self.reconnect_window(),
+                attempts=self.reconnect_attempts,
+                backoff_initial=self.backoff_initial,
+                backoff_max=self.backoff_max,
+            )
+            if isinstance(back, Reconnected):
+                self.reconnects += 1
+                self._queue.put_nowait(back)
+                self._set_connected()
+            else:
+                self._give_up(back)
         finally:
             self._reconnect_task = None
             if not self.connected:
@@ -692,7 +630,7 @@ class Client:
         self._drop_wire()
         self._finish(reason)
 
-    async def _reestablish(self, attempt: int) -> dict[str, Any]:
+    async def _reestablish(self, attempt: int) -> Reconnected:
         """One reconnect: handshake, login, resume seats, watch again. Returns the
         ``reconnected`` pseudo-event; raises as the requests do."""
         await self._open()
@@ -701,7 +639,7 @@ class Client:
             if self.seats:  # proves the name to the server's failed-login throttle
                 creds["token"] = next(iter(self.seats.values())).token
             pending = await self._request_pending(Login, creds, None, internal=True)
-            self.logged_in = encode_message(pending.future.result(), validate=False)
+            self.logged_in = _expect(pending.future.result(), LoggedIn)
             self._limit_output()
         # Every resume and watch is written at once (answered in order, each resume followed by
         # its snapshot); then user requests may flow: a bot acts on the snapshot as it arrives.
@@ -713,12 +651,12 @@ class Client:
         ]
         self._set_connected()
         await asyncio.gather(*(p.future for _, p in asks), return_exceptions=True)
-        resumed: list[dict[str, Any]] = []
+        resumed: list[ResumedSeat] = []
         watching: list[int] = []
-        lost: list[dict[str, Any]] = []
+        lost: list[LostSeat] = []
         for table, p in asks:
             exc = p.future.exception()
-            if isinstance(exc, ServerError) and exc.code not in _TRANSIENT:
+            if isinstance(exc, ServerError) and exc.code not in TRANSIENT:
                 lost.append({"table": table, "code": str(exc.code), "message": exc.message})
                 self.seats.pop(table, None)
                 self.watching.pop(table, None)
@@ -732,12 +670,12 @@ class Client:
             else:
                 watching.append(table)
         log.info("reconnected (attempt %d): resumed %s, lost %s", attempt, resumed, lost)
-        return {"type": "reconnected", "attempt": attempt, "resumed": resumed, "watching": watching, "lost": lost}
+        return Reconnected(attempt, resumed, watching, lost)
 
     async def _keepalive_loop(self) -> None:
         """Ping whenever nothing was sent for a while, so the server's idle timeout never hits."""
         while not self.closed:
-            idle = float((self.welcome.get("limits") or {}).get("idle_timeout") or 300.0)
+            idle = seconds(self._limits().get("idle_timeout"), 300.0)
             interval = min(60.0, idle / 3) if self.keepalive is None else self.keepalive
             wait = self._last_sent + interval - time.monotonic()
             if wait > 0:
@@ -749,3 +687,10 @@ class Client:
                     await self.ping()
                 except (ConnectionLost, ServerError) as exc:
                     log.debug("keep-alive ping failed: %s", exc)
+
+
+def _expect(answer: Message, cls: type[_A]) -> _A:
+    """``answer`` as the answer class its request must get; anything else is the server's fault."""
+    if not isinstance(answer, cls):
+        raise RemoteProtocolError(ErrorCode.BAD_MESSAGE, f"expected {cls.TYPE}, the server answered {answer.TYPE}")
+    return answer

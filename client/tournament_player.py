@@ -2,7 +2,7 @@
 
 A tournament may seat one participant at several tables at once (its ``concurrency``), so the
 player reads the client's messages and hands each table's messages to a
-:class:`~client.runner.BotRunner` of its own, with a fresh bot per table (bots keep per-game
+:class:`~client.bot_runner.BotRunner` of its own, with a fresh bot per table (bots keep per-game
 memory). ``seated`` announces a table; its game's ``game_over`` ends that table's runner;
 ``tournament_over`` ends the run. After a reconnect the player registers again, and the server
 answers with ``seated`` for each running game, whose runners carry on.
@@ -17,18 +17,17 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from client.bot import Bot
-from client.runner import BotRunner, RunStats
+from client.bot_runner import BotRunner, RunStats
 from client.sdk import Client, ConnectionLost, ServerError
-from protocol.messages import Register
+from client.sdk_events import Closed, Item, Reconnected
+from protocol.messages import GameOver, Register, Seated, State, TableUpdate, TournamentOver
+from protocol.payloads import TournamentInfo
 
 __all__ = ["PlayerStats", "TournamentPlayer"]
 
 log = logging.getLogger(__name__)
-
-_TABLE_MESSAGES = frozenset({"state", "game_over", "table_update"})
 
 
 @dataclass
@@ -37,7 +36,7 @@ class PlayerStats:
 
     tables: int = 0
     runs: list[RunStats] = field(default_factory=list)
-    info: dict[str, Any] | None = None
+    info: TournamentInfo | None = None
     """The final tournament info from ``tournament_over`` (None if the run ended otherwise)."""
     end_reason: str = ""
 
@@ -54,9 +53,9 @@ class _Feed:
     """The messages of one table, as an async iterator for its runner."""
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
 
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+    async def __aiter__(self) -> AsyncIterator[Item]:
         while True:
             item = await self.queue.get()
             if item is None:
@@ -74,15 +73,24 @@ class TournamentPlayer:
             (so that a seeded bot can be seeded per game, making a tournament reproducible).
         tournament: the tournament id.
         think_in_thread: let each bot think in a worker thread (see :class:`BotRunner`).
+        on_registered: called after each registration (the first, and again after a reconnect),
+            for a host that reports "entered" while the player plays on.
     """
 
     def __init__(
-        self, client: Client, make_bot: Callable[[int], Bot], tournament: int, *, think_in_thread: bool = False
+        self,
+        client: Client,
+        make_bot: Callable[[int], Bot],
+        tournament: int,
+        *,
+        think_in_thread: bool = False,
+        on_registered: Callable[[], None] | None = None,
     ) -> None:
         self.client = client
         self.make_bot = make_bot
         self.tournament = tournament
         self.think_in_thread = think_in_thread
+        self.on_registered = on_registered
         self.stats = PlayerStats()
         self._feeds: dict[int, _Feed] = {}
         self._tasks: dict[int, asyncio.Task[RunStats]] = {}
@@ -92,30 +100,33 @@ class TournamentPlayer:
         """Enter the tournament (again, after a reconnect). Raises :class:`ServerError`."""
         await self.client.request(Register, tournament=self.tournament)
         self.registered.set()
+        if self.on_registered is not None:
+            self.on_registered()
 
     async def run(self) -> PlayerStats:
         """Register and play until the tournament is over or the client closes."""
         await self.register()
         try:
             async for msg in self.client.messages():
-                kind = msg["type"]
-                if kind == "seated" and msg["tournament"] == self.tournament:
-                    self._seated(msg)
-                elif kind in _TABLE_MESSAGES and msg.get("table") in self._feeds:
-                    self._feeds[msg["table"]].queue.put_nowait(msg)
-                    if kind == "game_over":
-                        self._feeds[msg["table"]].queue.put_nowait(None)
-                elif kind == "tournament_over" and msg["tournament"] == self.tournament:
-                    self.stats.info = msg["info"]
-                    self.stats.end_reason = "tournament over"
-                    break
-                elif kind == "reconnected":
-                    for feed in self._feeds.values():
-                        feed.queue.put_nowait(msg)  # each runner resets what it waits for
-                    await self._register_again()
-                elif kind == "closed":
-                    self.stats.end_reason = f"client closed: {msg['reason']}"
-                    break
+                match msg:
+                    case Seated() if msg.tournament == self.tournament:
+                        self._seated(msg)
+                    case State() | GameOver() | TableUpdate() if msg.table in self._feeds:
+                        feed = self._feeds[msg.table]
+                        feed.queue.put_nowait(msg)
+                        if isinstance(msg, GameOver):
+                            feed.queue.put_nowait(None)
+                    case TournamentOver() if msg.tournament == self.tournament:
+                        self.stats.info = msg.info
+                        self.stats.end_reason = "tournament over"
+                        break
+                    case Reconnected():
+                        for feed in self._feeds.values():
+                            feed.queue.put_nowait(msg)  # each runner resets what it waits for
+                        await self._register_again()
+                    case Closed():
+                        self.stats.end_reason = f"client closed: {msg.reason}"
+                        break
         finally:
             for feed in self._feeds.values():
                 feed.queue.put_nowait(None)
@@ -126,14 +137,14 @@ class TournamentPlayer:
             self.stats.runs = [r for r in done if isinstance(r, RunStats)]
         return self.stats
 
-    def _seated(self, msg: dict[str, Any]) -> None:
-        table = int(msg["table"])
+    def _seated(self, msg: Seated) -> None:
+        table = msg.table
         if table in self._tasks and not self._tasks[table].done():
             return  # seated again after a reconnect: its runner carries on
         self.stats.tables += 1
         feed = self._feeds[table] = _Feed()
-        runner = BotRunner(self.make_bot(int(msg["game"])), self.client, games=1, think_in_thread=self.think_in_thread)
-        runner.attach(table, int(msg["seat"]))
+        runner = BotRunner(self.make_bot(msg.game), self.client, games=1, think_in_thread=self.think_in_thread)
+        runner.attach(table, msg.seat)
         self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
 
     async def _register_again(self) -> None:

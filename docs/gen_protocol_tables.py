@@ -10,9 +10,12 @@ Each generated block sits between ``<!-- BEGIN gen_protocol_tables.py: NAME -->`
 * ``fields:TYPE``: the field table of every message (``protocol.messages``: each class's
   ``FIELDS`` specs and their docs, defaults from the dataclass);
 * ``errors``: every ``protocol.errors.ErrorCode`` with ``FATAL`` and ``ERROR_HELP``;
-* ``events``: every engine event kind (``server.engine.events``) and the table's own events;
+* ``payload:NAME``: the keys of every nested map (``protocol.payloads``: each TypedDict's keys,
+  their types, whether they may be absent, and the doc in their ``Annotated``);
+* ``events``: every event kind (the event TypedDicts of ``protocol.payloads``, checked against
+  the engine's ``server.engine.events`` and the table's own kinds);
 * ``limits`` and ``settings``: ``server.config.Limits`` and ``ServerConfig`` with their defaults
-  and whether ``welcome.limits`` carries them.
+  and whether ``welcome.limits`` (``protocol.payloads.WelcomeLimits``) carries them.
 
 Everything else in the document is written by hand; ``tests/test_protocol_doc.py`` checks it.
 """
@@ -23,9 +26,9 @@ import dataclasses
 import json
 import re
 import sys
+import types
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -34,9 +37,9 @@ if str(ROOT) not in sys.path:
 from protocol.errors import ERROR_HELP, FATAL, ErrorCode  # noqa: E402
 from protocol.fields import INT64_MAX, INT64_MIN, FieldSpec, Kind  # noqa: E402
 from protocol.messages import MAX_ID, MESSAGE_CLASSES, Message  # noqa: E402
-from server.app import App  # noqa: E402
+from protocol.payloads import EVENT_TYPES, PAYLOADS, TABLE_EVENT_KINDS, WelcomeLimits  # noqa: E402
 from server.config import Limits, ServerConfig  # noqa: E402
-from server.engine.events import _FIELDS as EVENT_FIELDS  # noqa: E402
+from server.engine.events import _FIELDS as ENGINE_EVENT_FIELDS  # noqa: E402
 
 DOC = ROOT / "docs" / "PROTOCOL.md"
 BLOCK = re.compile(
@@ -44,39 +47,6 @@ BLOCK = re.compile(
     r"<!-- END gen_protocol_tables\.py: (?P=name) -->",
     re.S,
 )
-
-#: Events the table adds to the engine's (server/table.py).
-TABLE_EVENTS: dict[str, tuple[str, ...]] = {
-    "game_start": ("game", "dealer"),
-    "timeout": ("action", "count"),
-    "back": (),
-}
-
-EVENT_HELP: dict[str, str] = {
-    "swapped": "Setup: `to_face_up` went from the hand to face-up slot `slot`, `to_hand` came back.",
-    "placed": "Setup (`deal_style: choose`, `karma_stacking`): `card` was put on face-up slot `slot`.",
-    "drew": "The seat drew `count` cards from the stock (which cards is private: see your `hand`).",
-    "ready": "The seat finished its setup.",
-    "announced": "`opening: announce`: the seat announced `card` from its hand.",
-    "passed": "`opening: announce`: the seat did not announce.",
-    "first_player": "Play begins with this seat; `card` is the card that decided it when that card"
-    " was public (face up or announced), else null.",
-    "played": "`cards` went onto the pile from `source`: `hand`, `face_up`, `face_down` or `stock`.",
-    "flipped": "Face-down card `position` was turned over and is `card`; a `played` event"
-    " follows if it goes, a `took` event if it does not.",
-    "gambled": "`stock_gamble`: the top card of the stock was turned over: `card`.",
-    "burned": "The pile (`count` cards) left the game; the same seat plays again.",
-    "took": "The seat picked up `cards` (the whole pile, with the card it gave up or flipped).",
-    "reversed": "The direction of play is now `direction` (1 up the seat numbers, -1 down).",
-    "skipped": "The seat misses its turn.",
-    "out": "The seat has no cards left; `place` is its finishing place (1 = first).",
-    "game_over": "The game ended (`seat` is null): `places` lists seats from first to last,"
-    " `loser` is the last, `capped` is true if `max_actions` stopped it.",
-    "game_start": "Table event, first in the first state of a game (`seat` null): the game id and the dealer.",
-    "timeout": "Table event: the seat's clock ran out and the server played `action` for it;"
-    " `count` is the seat's number of timeouts so far. The engine's events follow.",
-    "back": "Table event, only in the snapshot sent to a seat that resumed.",
-}
 
 LIMIT_HELP: dict[str, str] = {
     "max_frame_in": "Largest frame body / JSON line a client may send after login, in bytes."
@@ -143,8 +113,10 @@ def _values(spec: FieldSpec) -> str:
             return f"{_num(spec.lo)}..{_num(spec.hi)}"
         return f">= {_num(spec.lo)}" if spec.lo is not None else "any number"
     if kind is Kind.STR:
-        if spec.enum is not None:
+        if spec.enum is ErrorCode:
             return "an error code (table below)"
+        if spec.enum is not None:
+            return ", ".join(f"`{e.value}`" for e in spec.enum)
         parts = []
         if spec.max_len is not None:
             parts.append(f"{spec.min_len}..{spec.max_len} characters")
@@ -177,6 +149,23 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _field_type(cls: type[Message], spec: FieldSpec) -> str:
+    """The type column of a message field: the wire type, and the payload shape of a map."""
+    wire = "number" if spec.kind is Kind.FLOAT else spec.wire_type
+    if spec.kind is Kind.MAP or (spec.kind is Kind.LIST and spec.item is not None and spec.item.kind is Kind.MAP):
+        hint = get_type_hints(cls)[spec.name]
+        if get_origin(hint) in (Union, types.UnionType):
+            hint = next(a for a in get_args(hint) if a is not type(None))
+        if is_typeddict(hint):
+            return f"`{hint.__name__}`"
+        item = get_args(hint)[0] if get_origin(hint) is not dict else None
+        if is_typeddict(item):
+            return f"list[`{item.__name__}`]"
+        if get_origin(item) in (Union, types.UnionType) and all(map(is_typeddict, get_args(item))):
+            return "list[event]"
+    return wire
+
+
 def field_table(cls: type[Message]) -> str:
     """The markdown table of one message's fields (``type`` first)."""
     rows = [
@@ -190,8 +179,9 @@ def field_table(cls: type[Message]) -> str:
         else:
             default = _default(cls, spec.name)
             req = "no" if default is None else f"no (default `{str(default).lower()}`)"
-        wire = "number" if spec.kind is Kind.FLOAT else spec.wire_type
-        rows.append(f"| `{spec.name}` | {wire} | {req} | {_cell(_values(spec))} | {_cell(spec.doc)} |")
+        rows.append(
+            f"| `{spec.name}` | {_field_type(cls, spec)} | {req} | {_cell(_values(spec))} | {_cell(spec.doc)} |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -203,21 +193,89 @@ def error_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-def event_table() -> str:
-    kinds = {**EVENT_FIELDS, **TABLE_EVENTS}
-    missing = set(kinds) ^ set(EVENT_HELP)
-    if missing:
-        raise SystemExit(f"gen_protocol_tables.py: EVENT_HELP does not match the event kinds: {sorted(missing)}")
-    rows = ["| `kind` | other fields | meaning |", "|---|---|---|"]
-    for kind, names in kinds.items():
-        fields = ", ".join(f"`{n}`" for n in names) or "(none)"
-        rows.append(f"| `{kind}` | {fields} | {_cell(EVENT_HELP[kind])} |")
+def _unwrap(hint: Any) -> tuple[Any, bool, str]:
+    """``(type, required, doc)`` of one TypedDict key's evaluated annotation."""
+    required = True
+    if get_origin(hint) is NotRequired:
+        hint, required = get_args(hint)[0], False
+    doc = ""
+    if get_origin(hint) is Annotated:
+        hint, doc = get_args(hint)[0], str(get_args(hint)[1])
+    return hint, required, doc
+
+
+def type_text(hint: Any) -> str:
+    """A payload key's type in words: ``int``, ``str or null``, ``list[PlayerView]``..."""
+    if hint is type(None):
+        return "null"
+    if hint is object:  # protocol.payloads.JsonValue at run time
+        return "any JSON value"
+    if hint is float:
+        return "number"
+    if hint in (int, str, bool):
+        return str(hint.__name__)
+    if is_typeddict(hint):
+        return f"`{hint.__name__}`"
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        texts = [type_text(a) for a in args if a is not type(None)]
+        return " or ".join(texts + (["null"] if type(None) in args else []))
+    if origin is Literal:
+        return "str: " + ", ".join(f"`{a}`" for a in args) if isinstance(args[0], str) else "int"
+    if origin is list:
+        return f"list[{type_text(args[0])}]"
+    if origin is dict:
+        return f"map of {type_text(args[1])}"
+    raise SystemExit(f"gen_protocol_tables.py: no words for the type {hint!r}")
+
+
+def _keys(td: type) -> list[tuple[str, Any, bool, str]]:
+    """``(key, type, required, doc)`` of every key of TypedDict ``td``, inherited keys first."""
+    hints = get_type_hints(td, include_extras=True)
+    return [(name, *_unwrap(hint)) for name, hint in hints.items()]
+
+
+def payload_table(td: type) -> str:
+    """The markdown table of one payload shape's keys."""
+    rows = ["| key | type | required | meaning |", "|---|---|---|---|"]
+    for name, hint, required, doc in _keys(td):
+        if not doc:
+            raise SystemExit(f"gen_protocol_tables.py: {td.__name__}.{name} has no doc (Annotated[type, doc])")
+        req = "yes" if required else "no"
+        rows.append(f"| `{name}` | {_cell(type_text(hint))} | {req} | {_cell(doc)} |")
     return "\n".join(rows) + "\n"
 
 
-def _public_limits() -> dict[str, Any]:
-    """What ``welcome.limits`` carries with the default configuration."""
-    return App.public_limits(SimpleNamespace(config=ServerConfig()))  # type: ignore[arg-type]
+def _doc_line(obj: Any) -> str:
+    return " ".join((obj.__doc__ or "").split())
+
+
+def event_table() -> str:
+    engine = dict(ENGINE_EVENT_FIELDS)
+    rows = ["| `kind` | `seat` | other fields | meaning |", "|---|---|---|---|"]
+    declared = []
+    for td in EVENT_TYPES:
+        keys = _keys(td)
+        kind = get_args(keys[0][1])[0]
+        seat = keys[1][1]
+        others = keys[2:]
+        declared.append(kind)
+        names = tuple(name for name, *_ in others)
+        if kind in engine and engine[kind] != names:
+            raise SystemExit(f"gen_protocol_tables.py: event {kind!r} has fields {names}, the engine {engine[kind]}")
+        fields = "<br>".join(f"`{name}` ({type_text(hint)}): {doc}" for name, hint, _, doc in others) or "(none)"
+        rows.append(f"| `{kind}` | {type_text(seat)} | {_cell(fields)} | {_cell(_doc_line(td))} |")
+    if sorted(declared) != sorted([*engine, *TABLE_EVENT_KINDS]):
+        raise SystemExit(
+            f"gen_protocol_tables.py: protocol.payloads declares the events {sorted(declared)}, the engine and the"
+            f" table make {sorted([*engine, *TABLE_EVENT_KINDS])}"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _public_limits() -> set[str]:
+    """The names ``welcome.limits`` carries."""
+    return set(get_type_hints(WelcomeLimits))
 
 
 def limits_table() -> str:
@@ -257,6 +315,7 @@ def blocks() -> dict[str, str]:
     """Every generated block, by name."""
     out = {f"fields:{cls.TYPE}": field_table(cls) for cls in MESSAGE_CLASSES}
     out["errors"] = error_table()
+    out.update({f"payload:{td.__name__}": payload_table(td) for td in PAYLOADS})
     out["events"] = event_table()
     out["limits"] = limits_table()
     out["settings"] = settings_table()

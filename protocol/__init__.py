@@ -8,7 +8,12 @@ Modules, bottom up:
 * :mod:`protocol.framing`: bytes <-> dicts, as 4-byte length-prefixed msgpack frames or as
   JSON lines, with size limits.
 * :mod:`protocol.fields`: field descriptors and their validation.
-* :mod:`protocol.messages`: one frozen dataclass per message, dict <-> message, examples.
+* :mod:`protocol.payloads`: the shapes of the maps nested in messages (the view and events a
+  bot receives, table summaries, results, records, tournament infos, limits), as TypedDicts.
+* :mod:`protocol.message_base`: the message base class, ``wire_message`` and the registries;
+  :mod:`protocol.client_messages` and :mod:`protocol.server_messages`: one frozen dataclass per
+  message of each direction; :mod:`protocol.examples`: one example of each.
+* :mod:`protocol.messages`: all of the above in one place, and dict <-> message validation.
 * :mod:`protocol.connection`: the sans-I/O connection (mode detection, handshake, limits).
 """
 

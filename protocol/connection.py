@@ -44,14 +44,14 @@ connection in a state that does not allow it raises ``LocalProtocolError`` too.
 from __future__ import annotations
 
 import logging
-import struct
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
 import msgpack
 
 from .errors import FATAL, ErrorCode, LocalProtocolError, RemoteProtocolError
-from .framing import FrameDecoder, LineDecoder, encode_frame, encode_line
+from .framing import FRAME_HEADER, FrameDecoder, LineDecoder, encode_frame, encode_line
 from .splice import PackedEntries, SharedEncoding
 from .messages import (
     S2C,
@@ -160,8 +160,7 @@ TRANSITIONS: dict[tuple[ConnectionState, Role, str], ConnectionState | ErrorCode
 #: leave OPEN and CLOSING unchanged (checked against TRANSITIONS below).
 _SHAREABLE = frozenset({"state"})
 _OK_BODY = b"\x82\xa4type\xa2ok\xa2id"  # {"type": "ok", "id": ...} up to the id's value
-_PACK = msgpack.Packer(use_bin_type=True).pack
-_HEADER = struct.Struct(">I")
+_PACK: Callable[[object], bytes] = msgpack.Packer(use_bin_type=True).pack
 assert all(
     TRANSITIONS.get((st, Role.SERVER, t), TRANSITIONS.get((st, Role.SERVER, _ANY))) is st
     for st in (ConnectionState.OPEN, ConnectionState.CLOSING)
@@ -379,13 +378,14 @@ class Connection:
             and msg_type in _SHAREABLE
             and self.role is Role.SERVER
         ):
-            found: ConnectionState | ErrorCode = state  # pushed messages keep OPEN and CLOSING as they are
+            found: ConnectionState = state  # pushed messages keep OPEN and CLOSING as they are
         else:
             if msg_type not in S2C or self.role is not Role.SERVER:
                 raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"a {self.role} cannot send shared {msg_type!r}")
-            found = _next_state(state, self.role, msg_type)
-            if not isinstance(found, ConnectionState):
-                raise LocalProtocolError(found, f"{msg_type!r} is not allowed now (state {state})")
+            nxt = _next_state(state, self.role, msg_type)
+            if not isinstance(nxt, ConnectionState):
+                raise LocalProtocolError(nxt, f"{msg_type!r} is not allowed now (state {state})")
+            found = nxt
         if shared.common.get("type") != msg_type:
             raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"shared encoding is not of type {msg_type!r}")
         if self.mode is Mode.JSON:
@@ -409,7 +409,7 @@ class Connection:
         if self.mode is Mode.JSON:
             return b'{"type":"ok","id":%d}\n' % request_id
         body = _OK_BODY + _PACK(request_id)
-        return _HEADER.pack(len(body)) + body
+        return FRAME_HEADER.pack(len(body)) + body
 
     def send_error(
         self,

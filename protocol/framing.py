@@ -29,11 +29,12 @@ import re
 import struct
 from typing import Any, NoReturn
 
-import msgpack  # type: ignore[import-untyped]
+import msgpack
 
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 
 __all__ = [
+    "FRAME_HEADER",
     "HEADER_SIZE",
     "MAX_NESTING",
     "FrameDecoder",
@@ -42,8 +43,11 @@ __all__ = [
     "encode_line",
 ]
 
-HEADER_SIZE = 4
-_HEADER = struct.Struct(">I")
+#: The msgpack frame header: the body's length as a 4-byte big-endian unsigned integer. The one
+#: definition of it: the connection and the shared-state encoder (:mod:`protocol.splice`) use it too.
+FRAME_HEADER = struct.Struct(">I")
+HEADER_SIZE = FRAME_HEADER.size
+_HEADER = FRAME_HEADER
 _MAX_LENGTH = 2**32 - 1
 
 #: Deepest nesting of lists and maps either decoder accepts (msgpack's own limit is 1024).

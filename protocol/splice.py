@@ -14,15 +14,14 @@ concatenated. Key order differs from whole encoding, which neither format gives 
 from __future__ import annotations
 
 import json
-import struct
 from typing import Any
 
 import msgpack
 
 from .errors import ErrorCode, LocalProtocolError
+from .framing import FRAME_HEADER
 
 _PACKER = msgpack.Packer(use_bin_type=True)
-_HEADER = struct.Struct(">I")
 _FIXMAP = tuple(bytes((0x80 | n,)) for n in range(16))
 
 
@@ -109,7 +108,7 @@ class SharedEncoding:
                 len(self.inner_common) + len(self.inner_packed),
             )
         head, n_top, inner_common, n_inner = mp
-        if type(inner_own) is not PackedEntries:
+        if not isinstance(inner_own, PackedEntries):
             inner_own = PackedEntries(inner_own)
         parts = [
             b"",
@@ -126,7 +125,7 @@ class SharedEncoding:
             raise LocalProtocolError(
                 ErrorCode.FRAME_TOO_LARGE, f"outgoing frame of {size} bytes exceeds the limit of {max_size} bytes"
             )
-        parts[0] = _HEADER.pack(size)  # the length first, then one copy of everything
+        parts[0] = FRAME_HEADER.pack(size)  # the length first, then one copy of everything
         return b"".join(parts)
 
     def line(self, own: dict[str, Any], inner_own: dict[str, Any] | PackedEntries, *, max_size: int | None) -> bytes:
@@ -134,7 +133,7 @@ class SharedEncoding:
         if self._js is None:
             self._js = (_json_members(self.common), _json_members(self.inner_shared()))
         common, inner_common = self._js
-        if type(inner_own) is PackedEntries:
+        if isinstance(inner_own, PackedEntries):
             inner_own = inner_own.source
         inner_parts = [p for p in (inner_common, _json_members(inner_own) if inner_own else "") if p]
         top_parts = [

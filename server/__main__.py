@@ -97,8 +97,13 @@ async def serve(config: ServerConfig) -> None:
     stop = asyncio.Event()
     why: list[str] = []
     loop = asyncio.get_running_loop()
+
+    def stop_on(name: str) -> None:
+        why.append(name)
+        stop.set()
+
     for sig, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
-        loop.add_signal_handler(sig, lambda name=name: (why.append(name), stop.set()))
+        loop.add_signal_handler(sig, stop_on, name)
     await stop.wait()
     print("shutting down: finishing writes ...", flush=True)
     await app.stop(f"the server is stopping ({why[0] if why else 'stop'})")

@@ -17,12 +17,13 @@ clocks resume after a crash with what they had left.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import ParamSpec, TypeVar
 
 from server.engine import format_action
 from server.journal import Journal
@@ -37,11 +38,24 @@ from server.persist import (
 )
 from server.store import Op, Store
 from server.table import Applied, Changed, Dealt, FinishedGame, Table
+from server.tournament.director import Tournament
 
-if TYPE_CHECKING:
-    from server.tournament.director import Tournament
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class StoreCalls:
+    """Runs store calls on the writer thread, the one thread that uses SQLite, so that the
+    event loop never waits on the disk: ``await db(store.account, name)``."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    async def __call__(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, lambda: fn(*args, **kwargs))
 
 
 @dataclass
@@ -85,7 +99,7 @@ class Durability:
         self.journal = Journal(
             store, executor, collect=self._collect, on_commit=on_commit, on_failure=on_failure, on_recovery=on_recovery
         )
-        self._changed: dict[int, Table] = {}
+        self._changed: dict[int, Table | None] = {}
         self._changed_tournaments: set[int] = set()
         self._counters_written: dict[str, int] = {}
 
@@ -112,7 +126,7 @@ class Durability:
 
     def table_gone(self, table_id: int) -> None:
         """The table was closed: its rows go when the batch is sealed."""
-        self._changed[table_id] = None  # type: ignore[assignment]
+        self._changed[table_id] = None
         self.journal.touch()
 
     def game_finished(self, g: FinishedGame) -> None:
@@ -169,8 +183,9 @@ class Durability:
         self._counters_written = dict(out.counters)
         for snap in live.tables:
             tid = snap.get("id")
-            deal, rng = live.deals.get(tid, (None, None))
-            actions = live.actions.get(tid, [])
+            found = live.deals.get(tid) if isinstance(tid, int) else None
+            deal, rng = found if found is not None else (None, None)
+            actions = live.actions.get(tid, []) if isinstance(tid, int) else []
             crashed = alive
             if deal is not None and actions:
                 crashed = max(crashed, deal["started"] + actions[-1][3])

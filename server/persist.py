@@ -104,7 +104,7 @@ def deal_of(t: Table, started_wall: float) -> dict[str, Any]:
     }
 
 
-def rng_state(rng: Any) -> bytes | None:
+def rng_state(rng: object) -> bytes | None:
     """The state of a :class:`random.Random` as bytes (None for another kind of generator)."""
     if type(rng) is not random.Random:
         return None
@@ -114,7 +114,7 @@ def rng_state(rng: Any) -> bytes | None:
     return array("I", internal).tobytes()
 
 
-def set_rng_state(rng: Any, data: bytes) -> None:
+def set_rng_state(rng: random.Random, data: bytes) -> None:
     internal = array("I")
     internal.frombytes(data)
     rng.setstate((3, tuple(internal), None))

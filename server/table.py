@@ -19,15 +19,15 @@ other.
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import msgpack
+from typing import Any, cast
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, Presence, PresenceEvent, State, TableUpdate
-from protocol.splice import PackedEntries, SharedEncoding, pack_entries
+from protocol.payloads import GameResult, TableSummary, Tally
 from server.auth import new_token, token_matches
+from server.coordination import FinishedGame, Session, StateOut, TableError
 from server.engine import (
     Game,
     IllegalAction,
@@ -38,69 +38,28 @@ from server.engine import (
     format_action,
     parse_action,
 )
-from server.engine.actions import FLIP, PLACE, PLAY, READY, RUN, TAKE, Action
-from server.engine.view import player_key, player_view, public_view, seat_part
+from server.engine.actions import Action
+from server.engine.game import SETUP
+from server.engine.events import Event
+from server.engine.policies import greedy_policy
+from server.seat import Seat
+from server.states import StateBuilder, time_left
+
+__all__ = [
+    "Applied",
+    "Changed",
+    "Dealt",
+    "FinishedGame",
+    "Outbox",
+    "Seat",
+    "Session",
+    "StateOut",
+    "Table",
+    "TableError",
+    "default_action",
+]
 
 log = logging.getLogger(__name__)
-
-
-_PACK = msgpack.Packer(use_bin_type=True).pack
-
-
-def _array_header(n: int) -> bytes:
-    return bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
-
-
-_NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
-_WATCHER_PART = pack_entries({"seat": None, "hand": None, "legal": []})
-
-
-class Session(Protocol):
-    """What a table needs to know of a connection."""
-
-    name: str
-    bot: bool
-    guest: bool
-    house: str | None
-    """The kind of bundled bot (``greedy``...) when the server itself runs this player."""
-
-
-class TableError(Exception):
-    """A refused request: a wire error code and a message (never a hidden card)."""
-
-    def __init__(
-        self, code: ErrorCode, message: str, *, reason: str | None = None, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.reason = reason
-        self.retry_after = retry_after
-
-
-class StateOut:
-    """One seat's (or a watcher's) ``state`` in a broadcast: the change's shared part plus this
-    recipient's own entries, encoded cheaply by the shell (:mod:`protocol.splice`).
-    :meth:`message` gives the same content as a :class:`~protocol.messages.State`."""
-
-    __slots__ = ("shared", "own", "part")
-    TYPE = State.TYPE
-
-    def __init__(self, shared: SharedEncoding, own: dict[str, Any], part: PackedEntries) -> None:
-        self.shared = shared
-        self.own = own
-        self.part = part
-
-    def message(self) -> State:
-        c = self.shared.common
-        return State(
-            table=c["table"],
-            seq=c["seq"],
-            game=c["game"],
-            events=c["events"],
-            view={**self.shared.inner_shared(), **self.part.source},
-            deadline=self.own.get("deadline"),
-        )
 
 
 @dataclass(slots=True)
@@ -151,81 +110,10 @@ class Outbox:
         self.items.insert(0, (session, msg))
 
 
-@dataclass
-class Seat:
-    name: str
-    bot: bool
-    guest: bool
-    token_hash: bytes
-    session: Session | None
-    away_since: float | None = None
-    house: str | None = None
-    """The bundled bot's kind when the server runs this player (it seats it again after a restart)."""
-    stand_in: str | None = None
-    """The bundled bot that plays for this absent player (the owner handed it the seat)."""
-    stand_in_kind: str | None = None
-    stand_in_hash: bytes | None = None
-    """The hash of the stand-in's own seat token."""
-
-    @property
-    def person_here(self) -> bool:
-        """A person (not a bot) is connected to this seat and plays it."""
-        return self.session is not None and not self.bot and self.stand_in is None
-
-    timeouts: int = 0
-    illegal: int = 0
-    """Actions refused as illegal (tournaments report them)."""
-    drops: int = 0
-    """Times this seat's connection went away."""
-    bank: float = 0.0
-    acted_seq: int = 0
-    """Seq of the latest state that changed what this seat may do, or followed its own act."""
-    legal: tuple[Action, ...] = ()
-    # The seat's own part of the view (seat, hand, legal) encoded once and reused while
-    # neither the hand nor the legal actions change (most states change neither).
-    part_key: tuple[Any, ...] | None = None
-    part: PackedEntries | None = None
-    sent: tuple[list[str], tuple[Action, ...]] = ([], ())
-    """The legal actions last sent to this seat: their texts, and the tuples in the same order."""
-
-
-@dataclass
-class FinishedGame:
-    """A game to store: the shell writes it to SQLite."""
-
-    game_id: int
-    table_name: str
-    preset: str
-    players: list[str]
-    record: dict[str, Any]
-    result: dict[str, Any]
-    started: float
-    ended: float
-    started_wall: float | None = None
-    """When it was dealt (wall clock), if known better than from ``started`` (a restored game)."""
-
-
 def default_action(game: Game, seat: int) -> Action:
-    """What the clock plays for a seat that ran out of time (documented in PROTOCOL.md):
-    ready in setup (or the first placement still needed), pass when announcing, pick up if
-    allowed (giving up the lowest face-up card), otherwise the lowest legal play, otherwise
-    the first legal action (a flip of the first face-down card)."""
-    legal = game.legal_actions(seat)
-    kinds = {a[0] for a in legal}
-    if READY in kinds:
-        return next(a for a in legal if a[0] == READY)
-    if PLACE in kinds and not any(a[0] == PLAY for a in legal):
-        return next(a for a in legal if a[0] == PLACE)
-    if "pass" in kinds:
-        return next(a for a in legal if a[0] == "pass")
-    takes = [a for a in legal if a[0] == TAKE]
-    if takes:
-        return min(takes, key=lambda a: (len(a), a[1] >> 2 if len(a) == 2 else 0))
-    plays = [a for a in legal if a[0] in (PLAY, RUN)]
-    if plays:
-        return min(plays, key=lambda a: (a[1][0] >> 2, len(a[1])))
-    flips = [a for a in legal if a[0] == FLIP]
-    return flips[0] if flips else legal[0]
+    """What the clock plays for a seat that ran out of time (documented in PROTOCOL.md): the
+    engine's greedy policy, the one greedy choice of the project (the bots play it too)."""
+    return greedy_policy(game, seat)
 
 
 class Table:
@@ -244,7 +132,7 @@ class Table:
         bank_seconds: float = 0.0,
         seed: int | None = None,
         deck: list[int] | None = None,
-        rng: Any = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.id = table_id
         self.name = name
@@ -271,7 +159,7 @@ class Table:
         self.turn_started = 0.0
         self.action_times: list[float] = []
         self.lonely_since: float | None = None
-        self._player_cache: list[tuple[Any, dict[str, Any], bytes] | None] = [None] * nseats
+        self.states = StateBuilder(table_id, nseats)
         self.last_game_over: GameOver | None = None
         """Sent again to a player who resumes after the game ended without them."""
         self.tournament: tuple[int, int] | None = None
@@ -294,7 +182,7 @@ class Table:
                 return i
         return None
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> TableSummary:
         """What the lobby shows of this table (public)."""
         return {
             "table": self.id,
@@ -369,12 +257,12 @@ class Table:
         elif self.seats[seat] is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         token, token_hash = new_token()
-        self.seats[seat] = Seat(
+        st = self.seats[seat] = Seat(
             session.name, session.bot, session.guest, token_hash, session, bank=self.bank_seconds, house=session.house
         )
         if session in self.watchers:
             self.watchers.remove(session)
-        self._claim_ownership(self.seats[seat])  # type: ignore[arg-type]
+        self._claim_ownership(st)
         self._update(out)
         return seat, token
 
@@ -617,7 +505,7 @@ class Table:
         self,
         seat: int,
         action: Action,
-        events: list,
+        events: list[Event],
         out: Outbox,
         now: float,
         extra: list[dict[str, Any]] | None = None,
@@ -657,7 +545,9 @@ class Table:
             "players": players,
             "timeouts": [s.timeouts if s else 0 for s in self.seats],
         }
-        msg = self.last_game_over = GameOver(table=self.id, game=self.game_id, result=result, tally=tally)
+        msg = self.last_game_over = GameOver(
+            table=self.id, game=self.game_id, result=cast(GameResult, result), tally=cast(Tally, tally)
+        )
         for r in self.recipients():
             out.send(r, msg)
         self._update(out)
@@ -676,7 +566,9 @@ class Table:
     # ------------------------------------------------------------------ clocks
 
     def deadline(self, seat: int) -> float | None:
-        """Monotonic time by which ``seat`` must act, or None if it need not."""
+        """Monotonic time by which ``seat`` must act, or None if it need not: the turn's
+        ``action_seconds`` and then the seat's bank (the one deadline rule; the broadcast
+        uses it as ``turn_ends + bank``)."""
         game = self.game
         if game is None or game.is_over() or seat not in game.to_act():
             return None
@@ -695,117 +587,58 @@ class Table:
             dl = self.deadline(seat)
             gone = s.session is None and s.away_since is not None and now - s.away_since > grace
             if dl is not None and (now >= dl or gone):
-                action = default_action(game, seat)
                 s.timeouts += 1
                 s.bank = 0.0
-                events = game.apply(seat, action)
-                extra = [{"kind": "timeout", "seat": seat, "action": format_action(action), "count": s.timeouts}]
-                finished = self._after(seat, action, events, out, now, extra)
-                if finished is not None or game.is_over():
-                    return finished
-                break  # one default action per tick per table keeps ticks short
+                setup = game.phase == SETUP
+                while True:
+                    action = default_action(game, seat)
+                    events = game.apply(seat, action)
+                    extra = [{"kind": "timeout", "seat": seat, "action": format_action(action), "count": s.timeouts}]
+                    finished = self._after(seat, action, events, out, now, extra)
+                    if finished is not None or game.is_over():
+                        return finished
+                    # In setup the clock finishes the seat's whole setup (its swaps, then ready) as
+                    # one timeout: the setup time ran out once, not once per swap.
+                    if not (setup and game.phase == SETUP and seat in game.to_act()):
+                        break
+                break  # one seat's default play per tick per table keeps ticks short
         return None
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _public(self) -> dict[str, Any]:
-        """The public part of the view, with who sits where."""
-        game = self.game
-        assert game is not None
-        return public_view(game, players=self._players()[0])
-
-    def _players(self) -> tuple[list[dict[str, Any]], bytes]:
-        """The view's ``players`` (with names, bot and away marks) and its msgpack encoding.
-
-        A player's entry changes only when that player acts or is acted upon, so each is
-        built and encoded again only when its key changes (most changes touch one player)."""
-        game = self.game
-        assert game is not None
-        cache = self._player_cache
-        dicts, packed = [], [_array_header(self.nseats)]
-        for i, st in enumerate(self.seats):
-            key = (player_key(game, i), st.name, st.bot, st.session is None, st.timeouts) if st else player_key(game, i)
-            hit = cache[i]
-            if hit is None or hit[0] != key:
-                d = player_view(game, i)
-                d.update(
-                    {"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
-                    if st
-                    else _NOBODY
-                )
-                hit = cache[i] = (key, d, _PACK(d))
-            dicts.append(hit[1])
-            packed.append(hit[2])
-        return dicts, b"".join(packed)
-
-    def _state(
-        self,
-        public: dict[str, Any],
-        seat: int | None,
-        events: list[dict[str, Any]],
-        now: float | None,
-        legal: tuple[Action, ...] | None = None,
-    ) -> tuple[State, dict[str, Any], dict[str, Any]]:
-        """The state for ``seat`` (None: a watcher), with its own parts for a shared encoding."""
-        game = self.game
-        assert game is not None
-        part = seat_part(game, seat, legal)
-        deadline = None
-        if seat is not None and now is not None:
-            dl = self.deadline(seat)
-            if dl is not None:
-                deadline = max(0.0, round(dl - now, 3))
-        msg = State(
-            table=self.id, seq=self.seq, game=self.game_id, view={**public, **part}, events=events, deadline=deadline
-        )
-        return msg, ({"deadline": deadline} if deadline is not None else {}), part
-
     def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
-        return self._state(self._public(), seat, events, now)[0]
+        """A full state for one recipient (``seat``, or None: a watcher)."""
+        game = self.game
+        assert game is not None
+        dl = self.deadline(seat) if seat is not None and now is not None else None
+        return self.states.snapshot(
+            game,
+            self.seats,
+            seat,
+            seq=self.seq,
+            game_id=self.game_id,
+            events=events,
+            deadline=time_left(dl, now) if dl is not None and now is not None else None,
+        )
 
     def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
-        """Send every seat its own state and the watchers theirs (the hot path of the server:
-        one shared encoding per change, each seat's own part re-encoded only when it changed)."""
+        """Send every seat its own state and the watchers theirs (see :mod:`server.states`)."""
         game = self.game
         assert game is not None
         self.seq += 1
-        players, players_packed = self._players()
-        public = public_view(game, players=players)
-        del public["players"]  # given encoded:
-        shared = SharedEncoding(
-            {"type": State.TYPE, "table": self.id, "seq": self.seq, "game": self.game_id, "events": events},
-            "view",
-            public,
-            {"players": (players, players_packed)},
+        out.items.extend(
+            self.states.broadcast(
+                game,
+                self.seats,
+                self.watchers,
+                seq=self.seq,
+                game_id=self.game_id,
+                events=events,
+                turn_ends=self.turn_started + self.action_seconds,
+                now=now,
+                acted=acted,
+            )
         )
-        to_act = game.to_act()
-        for i, s in enumerate(self.seats):
-            if s is None:
-                continue
-            # Only seats in to_act have legal actions; asking for the others would also evict
-            # the engine's one-entry cache, which apply() then needs for the seat to act.
-            legal = game.legal_actions(i) if i in to_act else ()
-            if legal != s.legal or i == acted:
-                s.legal = legal
-                s.acted_seq = self.seq
-            if s.session is None:
-                continue
-            # The hand's rank groups determine its cards; legal tuples are cached by the engine.
-            key = (tuple(game.groups[i].values()), legal)
-            part = s.part
-            if part is None or key != s.part_key:
-                own_part = seat_part(game, i, legal)
-                part = s.part = pack_entries(own_part)
-                s.part_key = key
-                s.sent = (own_part["legal"], legal)
-            own: dict[str, Any] = {}
-            if i in to_act:
-                own["deadline"] = max(0.0, round(self.turn_started + self.action_seconds + s.bank - now, 3))
-            out.items.append((s.session, StateOut(shared, own, part)))
-        if self.watchers:
-            item = StateOut(shared, {}, _WATCHER_PART)
-            for w in self.watchers:
-                out.items.append((w, item))
 
     def _update(self, out: Outbox) -> None:
         out.saves.append(Changed(self))

@@ -45,6 +45,7 @@ from protocol.errors import ErrorCode
 from protocol.framing import encode_frame, encode_line
 from protocol.messages import C2S, MESSAGE_CLASSES, S2C, decode_message
 from server import table as table_module
+from tests.protocol.shapes import message_problems
 from server.config import Limits
 from server.engine import OPTION_NAMES, PRESETS, Game, make_rules, parse_action, view_for
 from server.engine.actions import KINDS as ACTION_KINDS
@@ -425,7 +426,7 @@ def test_checks_fail_on_a_broken_document(doc: str) -> None:
     problems = name_problems(broken)
     assert any("gambled" in p for p in problems) and any("drew_this_turn" in p for p in problems)
     # The default action described differently.
-    broken = doc.replace("pick up if allowed (giving up\n  the lowest face-up card)", "play something")
+    broken = doc.replace("the one greedy choice of the project", "something")
     assert broken != doc and quote_problems(broken)
 
 
@@ -484,6 +485,21 @@ def test_sample_game_is_what_the_server_does_now(doc: str) -> None:
     i = next(i for i, line in enumerate(changed) if '"type":"pong"' in line)
     changed[i] = changed[i].replace('"type":"pong"', '"type":"ok"')
     assert transcript_diff(doc, changed)
+
+
+async def test_what_the_server_sends_has_the_declared_shapes() -> None:
+    """Every message of a real game (the sample game uncut: views, events, summaries, result,
+    tally, record, limits) has the shapes that ``protocol.payloads`` declares."""
+    kinds: set[str] = set()
+    problems = []
+    for line in await make_transcript.play(doc=False):
+        m = TRANSCRIPT_LINE.match(line)
+        if m:
+            msg = decode_message(json.loads(m.group(3)), "c2s" if m.group(2) == ">" else "s2c")
+            kinds.add(msg.TYPE)
+            problems += message_problems(msg)
+    assert {"welcome", "state", "table_update", "game_over", "record", "presence"} <= kinds
+    assert problems == []
 
 
 async def _read(reader: asyncio.StreamReader) -> dict[str, Any]:

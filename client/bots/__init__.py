@@ -1,24 +1,68 @@
-"""The bundled bots, by name, imported only when asked for.
+"""The catalogue of bundled bots: the one place that names them.
 
-``BOTS`` maps a bot's name to ``"module:Class"``; :func:`make_bot` imports the module on first
-use (so listing the names costs nothing, and a bot with heavy imports such as the search bot
-is loaded only by those who run it).
+Every program that offers a bundled bot reads this catalogue: ``shithead-bot --bot``, the
+server's hosted bots (``add_bot``, tournaments' ``bots``), ``shithead-tournament``'s
+participants and the terminal client's ``/bot`` command. A bot added here is offered by all of
+them.
+
+Each :class:`BotSpec` names the bot's class as ``"module:Class"``, imported on first use (so
+listing the names costs nothing, and a bot with heavy imports such as the search bot is loaded
+only by those who run it), and says whether the bot thinks long enough to need a worker thread
+when it shares an event loop with other work (a server, or many other bots).
 """
 
 from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from client.bot import Bot
 
-__all__ = ["BOTS", "bot_class", "bot_names", "make_bot"]
+__all__ = ["BOTS", "BotSpec", "bot_class", "bot_names", "bot_spec", "make_bot", "thinks_in_thread"]
 
-BOTS: dict[str, str] = {
-    "random": "client.bots.random:RandomBot",
-    "greedy": "client.bots.greedy:GreedyBot",
-    "search": "client.bots.search:SearchBot",
-}
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bundled bot.
+
+    Attributes:
+        name: the name every program knows it by.
+        target: its class, as ``"module:Class"`` (imported by :meth:`load`).
+        thinks_in_thread: its :meth:`~client.bot.Bot.choose` takes long enough (tens of
+            milliseconds or more) that a host sharing its event loop runs it in a worker thread.
+    """
+
+    name: str
+    target: str
+    thinks_in_thread: bool = False
+
+    def load(self) -> type[Bot]:
+        """The bot's class. Raises ``ImportError`` if its module cannot be loaded, ``TypeError``
+        if the target is not a :class:`~client.bot.Bot` subclass."""
+        module_name, _, class_name = self.target.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        if not (isinstance(cls, type) and issubclass(cls, Bot)):
+            raise TypeError(f"{self.target} is not a Bot subclass")
+        return cls
+
+    def make(self, rng: random.Random | None = None) -> Bot:
+        """A new bot drawing its randomness from ``rng`` (a fresh one when None)."""
+        return self.load()(rng)
+
+
+BOTS: Mapping[str, BotSpec] = MappingProxyType(
+    {
+        spec.name: spec
+        for spec in (
+            BotSpec("random", "client.bots.random:RandomBot"),
+            BotSpec("greedy", "client.bots.greedy:GreedyBot"),
+            BotSpec("search", "client.bots.search:SearchBot", thinks_in_thread=True),
+        )
+    }
+)
 
 
 def bot_names() -> list[str]:
@@ -26,21 +70,29 @@ def bot_names() -> list[str]:
     return sorted(BOTS)
 
 
+def bot_spec(name: str) -> BotSpec:
+    """The catalogue entry of bot ``name``. Raises ``ValueError`` (listing the known names)
+    for an unknown name."""
+    try:
+        return BOTS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(bot_names())}") from None
+
+
 def bot_class(name: str) -> type[Bot]:
     """The class of bot ``name``. Raises ``ValueError`` (listing the known names) for an
     unknown name; ``ImportError`` if its module cannot be loaded."""
-    try:
-        target = BOTS[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(bot_names())}") from None
-    module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    if not (isinstance(cls, type) and issubclass(cls, Bot)):
-        raise TypeError(f"{target} is not a Bot subclass")
-    return cls
+    return bot_spec(name).load()
 
 
 def make_bot(name: str, rng: random.Random | None = None) -> Bot:
     """A new bot ``name`` drawing its randomness from ``rng`` (a fresh one when None).
     Raises ``ValueError`` for an unknown name, listing the known ones."""
-    return bot_class(name)(rng)
+    return bot_spec(name).make(rng)
+
+
+def thinks_in_thread(name: str) -> bool:
+    """Whether bundled bot ``name`` should think in a worker thread; False for a name that is
+    not in the catalogue (a bot of the user's own runs as its author wrote it)."""
+    spec = BOTS.get(name)
+    return spec is not None and spec.thinks_in_thread

@@ -6,9 +6,10 @@ good fuzzer: over many games it sends every kind of action the rules allow.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from client.bot import Bot
+from protocol.payloads import View
 
 __all__ = ["RandomBot"]
 
@@ -18,6 +19,6 @@ class RandomBot(Bot):
 
     name: ClassVar[str] = "random"
 
-    def choose(self, view: dict[str, Any]) -> str:
+    def choose(self, view: View) -> str:
         """One of ``view["legal"]``, each with the same probability."""
         return str(self.rng.choice(view["legal"]))

@@ -35,8 +35,10 @@ import logging
 import random
 from collections import Counter
 from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from protocol.payloads import Event, View
 from server.engine import RulesError, build_deck, make_rules, parse_card
 from server.engine.cards import format_card
 from server.engine.rules import Rules
@@ -58,15 +60,15 @@ def cards_of(texts: list[str]) -> list[int]:
     return [c if (c := get(t)) is not None else parse_card(t) for t in texts]
 
 
-def view_total(view: dict[str, Any]) -> int:
+def view_total(view: View) -> int:
     """Every card of the game as the view counts it: hands, face-up, face-down, stock, pile, burned."""
-    total = view["stock_count"] + len(view["pile"]) + view["burned_count"]
+    total: int = view["stock_count"] + len(view["pile"]) + view["burned_count"]
     for p in view["players"]:
         total += p["hand_count"] + sum(len(st) for st in p["face_up"]) + sum(map(bool, p["face_down"]))
     return total
 
 
-def infer_rules(view: dict[str, Any], options: dict[str, Any] | None = None) -> Rules:
+def infer_rules(view: View, options: dict[str, Any] | None = None) -> Rules:
     """The rules to assume for the game of ``view``: the preset with ``options``, corrected by
     what the view proves (decks and jokers from the card total; on a setup view from before
     the first action also the face-down, face-up and hand counts). Falls back to the preset with
@@ -148,7 +150,7 @@ class CardTracker:
 
     # ------------------------------------------------------------------ feeding
 
-    def reset(self, view: dict[str, Any]) -> None:
+    def reset(self, view: View) -> None:
         """Start tracking a new game from its first view."""
         if view.get("seat") is not None:
             self.seat = view["seat"]
@@ -160,7 +162,7 @@ class CardTracker:
         self.last_player = self.first_burner = -1
         self._action_count = -1
 
-    def update(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def update(self, view: View, events: Sequence[Event]) -> None:
         """Take in the ``events`` that led to ``view``, then ``view`` itself."""
         new_game = (
             not self.known
@@ -178,8 +180,10 @@ class CardTracker:
         self._sync(view)
         self.version += 1
 
-    def _event(self, e: dict[str, Any]) -> None:
+    def _event(self, e: Mapping[str, Any]) -> None:
         kind, s = e.get("kind"), e.get("seat")
+        if not isinstance(s, int):
+            return  # every event read below names the seat it happened to
         mine = s == self.seat
         if kind == "played":
             cards = cards_of(e["cards"])
@@ -217,7 +221,7 @@ class CardTracker:
                 if not known[c]:
                     del known[c]
 
-    def _sync(self, view: dict[str, Any]) -> None:
+    def _sync(self, view: View) -> None:
         """Take counts, face-up cards, the pile and our hand from the view (the ground truth)."""
         players = view["players"]
         self.hand_count = [p["hand_count"] for p in players]
@@ -235,11 +239,11 @@ class CardTracker:
             self.burned = self.burned[: self.burned_count]
         self.stock_count = view["stock_count"]
         self._action_count = view.get("action_count", 0)
-        me = self.seat
-        if me is not None and view.get("hand") is not None:
-            self.known[me] = Counter(cards_of(view["hand"]))
+        me, hand = self.seat, view.get("hand")
+        if me is not None and hand is not None:
+            self.known[me] = Counter(cards_of(hand))
             if view.get("turn") == me and not view.get("drew_this_turn"):
-                self.turn_start_hand = len(view["hand"])
+                self.turn_start_hand = len(hand)
         for s in range(self.n):
             if s != me and sum(self.known[s].values()) > self.hand_count[s]:
                 log.debug("seat %d: more known cards than its hand holds; forgetting them", s)

@@ -31,10 +31,11 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_input
 
 from client.cli.app import CliApp
-from client.cli.model import Model
+from client.cli.model import Info, Model
 from client.cli.render import Theme
 from client.cli.seats import SeatTokens
 from client.sdk import Client, ServerError
+from protocol.messages import LoggedIn
 from protocol.errors import LocalProtocolError
 
 DEFAULT_HOST = "127.0.0.1"
@@ -109,12 +110,12 @@ async def _ask(question: str, *, secret: bool = False, default: str = "") -> str
     return (await session.prompt_async(question, is_password=secret, default=default)).strip()
 
 
-async def login(client: Client, args: argparse.Namespace) -> dict[str, object] | None:
+async def login(client: Client, args: argparse.Namespace) -> LoggedIn | None:
     """Ask for what is missing and log in; up to three tries when asking interactively.
     Returns ``logged_in``, or None when the user gives up (Ctrl-C / Ctrl-D) or it fails."""
     password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
     server_password: str | None = None
-    if client.welcome.get("password_required"):
+    if client.welcome is not None and client.welcome.password_required:
         if args.server_password_stdin:
             server_password = sys.stdin.readline().rstrip("\r\n")
         else:
@@ -191,11 +192,7 @@ async def amain(args: argparse.Namespace) -> int:
                 ),
             )
             app.feed(
-                {
-                    "type": "info",
-                    "text": f"Welcome, {model.name}. 'create' opens a table (and sits you at "
-                    "it), 'help' lists the commands.",
-                }
+                Info(f"Welcome, {model.name}. 'create' opens a table (and sits you at it), 'help' lists the commands.")
             )
             # While the screen is drawn, anything written to stderr (a warning, a thread's
             # traceback) would garble it: it goes to the log file instead.

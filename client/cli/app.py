@@ -58,7 +58,9 @@ from client.cli.commands import (
 from client.cli.render import Theme, render_screen, render_status, to_formatted
 from client.cli.seats import SeatTokens
 from client.sdk import Client, ConnectionLost, ServerError
+from client.sdk_events import Closed, Reconnected
 from protocol.errors import LocalProtocolError
+from protocol.payloads import StoredGame
 
 __all__ = ["CliApp"]
 
@@ -134,7 +136,7 @@ class CliApp:
         self._changed.set()
         self.app.invalidate()
 
-    def feed(self, message: Any) -> None:
+    def feed(self, message: M.Incoming) -> None:
         """Fold one message (pushed, pseudo-event or local) into the model."""
         now = self.clock()
         self.update(lambda m: M.reduce(m, message, now=now))
@@ -268,15 +270,7 @@ class CliApp:
     def _tell_failure(self, exc: Exception, cmd: Command) -> None:
         """A failed request in words in the feed (never a traceback on screen)."""
         if isinstance(exc, ServerError):
-            self.feed(
-                {
-                    "type": "error",
-                    "code": str(exc.code),
-                    "message": exc.message,
-                    "reason": exc.reason,
-                    "retry_after": exc.retry_after,
-                }
-            )
+            self.feed(M.Failed(str(exc.code), exc.message, exc.reason, exc.retry_after))
         elif isinstance(exc, ConnectionLost):
             self.say("Not connected right now: try again once the connection is back.", "error")
         elif isinstance(exc, CommandError):
@@ -300,7 +294,7 @@ class CliApp:
                 raise CommandError("No game is running here.")
             await c.act(self._table("Playing"), seq, cmd.action)
         elif cmd.kind == "list":
-            self.feed({"type": "tables", "tables": await c.list_tables()})
+            self.feed(M.Listed(await c.list_tables()))
         elif cmd.kind == "create":
             preset = args.get("preset", "classic")
             name = args.get("name") or f"{self.model.name or 'my'} {preset}"[:40]
@@ -314,7 +308,7 @@ class CliApp:
                 bank_seconds=args.get("bank_seconds"),
                 seed=args.get("seed"),
             )
-            self.feed({"type": "table_created", "table": table})
+            self.feed(M.Created(table))
             # The creator owns the table but is not seated: sit down at once, as one nearly always does.
             await self._run(Command("join", args={"table": table, "password": args.get("password")}))
         elif cmd.kind == "join" and any(t == args["table"] for t, _ in M.waiting_seats(self.model)):
@@ -323,7 +317,7 @@ class CliApp:
             await self._leave_other(args["table"])
             seat = await c.join(args["table"], args.get("seat"), args.get("password"))
             self._keep_token(args["table"], seat.token)
-            self.feed({"type": "joined", "table": args["table"], "seat": seat[0]})
+            self.feed(M.Entered(args["table"], seat.seat))
         elif cmd.kind == "resume":
             table = args["table"]
             await self._leave_other(table)
@@ -343,18 +337,18 @@ class CliApp:
                 # elsewhere, which gives a new token): the name proves the seat.
                 held = await c.resume(table, None)
             self._keep_token(table, held.token)
-            self.feed({"type": "joined", "table": table, "seat": held.seat})
+            self.feed(M.Entered(table, held.seat))
         elif cmd.kind == "watch":
             await self._leave_other(args["table"])
             await c.watch(args["table"], args.get("password"))
-            self.feed({"type": "watching", "table": args["table"]})
+            self.feed(M.Watched(args["table"]))
         elif cmd.kind == "leave":
             table = self._table("leave")
             await c.leave(table)
             if self.tokens is not None:
                 self.tokens.drop(table)
-            self.feed({"type": "left", "table": table})
-            self.feed({"type": "tables", "tables": await c.list_tables()})
+            self.feed(M.Left(table))
+            self.feed(M.Listed(await c.list_tables()))
         elif cmd.kind == "start":
             await c.start(self._table("start"))
         elif cmd.kind == "bot":
@@ -377,7 +371,7 @@ class CliApp:
         them in the lobby (Enter takes the first). Kept tokens of tables where this name holds no
         seat any more (the table is gone, the seat was given up) are forgotten."""
         try:
-            self.feed({"type": "tables", "tables": await self.client.list_tables()})
+            self.feed(M.Listed(await self.client.list_tables()))
         except (ServerError, ConnectionLost) as exc:
             log.debug("cannot list the tables: %s", exc)
             return
@@ -429,7 +423,7 @@ class CliApp:
         old = self.model.table
         if old is not None and old != table:
             await self.client.leave(old)
-            self.feed({"type": "left", "table": old})
+            self.feed(M.Left(old))
 
     # ------------------------------------------------------------------ running
 
@@ -437,25 +431,25 @@ class CliApp:
         """The reader: every pushed message into the model, until the client closes."""
         try:
             async for msg in self.client.messages():
-                log.debug("received %s", msg.get("type"))
+                log.debug("received %s", msg.TYPE)
                 self.feed(msg)
-                if msg.get("type") == "reconnected" and self.tokens is not None:
-                    for lost in msg.get("lost") or ():
-                        self.tokens.drop(int(lost["table"]))
+                if isinstance(msg, Reconnected) and self.tokens is not None:
+                    for lost in msg.lost:
+                        self.tokens.drop(lost["table"])
                     for table, held in self.client.seats.items():
                         self.tokens.put(table, held.token)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("the message reader failed")
-            self.feed({"type": "closed", "reason": "the client stopped reading (see the log file)"})
+            self.feed(Closed("the client stopped reading (see the log file)"))
 
     async def _lobby_refresh(self) -> None:
         """Refresh the table list now and then while the lobby is on screen."""
         while True:
             if self.model.table is None and self.model.connection == "connected":
                 try:
-                    self.feed({"type": "tables", "tables": await self.client.list_tables()})
+                    self.feed(M.Listed(await self.client.list_tables()))
                 except (ServerError, ConnectionLost) as exc:
                     log.debug("lobby refresh failed: %s", exc)
             await asyncio.sleep(LOBBY_REFRESH)
@@ -485,7 +479,7 @@ def _no_token_words(table: int) -> str:
     )
 
 
-def _record_words(record: dict[str, Any]) -> str:
+def _record_words(record: StoredGame) -> str:
     """A stored game record in one line: who played, who lost, how many actions."""
     players = list(record.get("players") or ())
     result = record.get("result") or {}

@@ -22,7 +22,9 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from client.bots import bot_names
 from client.cli.model import Model, Pick, selectables, selected_picks, waiting_seats
+from server.engine import preset_names
 
 __all__ = [
     "BOTS",
@@ -38,23 +40,10 @@ __all__ = [
     "take_action",
 ]
 
-PRESETS = (
-    "classic",
-    "encyclopedia",
-    "six_players",
-    "alt_deal",
-    "gultnieks",
-    "karma",
-    "smeghead",
-    "west_kent",
-    "guarducci",
-    "finnish",
-    "ten_two_slide",
-    "egilsson",
-    "wikibooks",
-    "linz",
-)
-BOTS = ("random", "greedy", "search")
+#: The rules presets ``create`` offers: the engine's catalogue (server/engine/rules.py).
+PRESETS = preset_names()
+#: The bundled bots ``/bot`` offers: the catalogue's (client/bots/__init__.py).
+BOTS = tuple(bot_names())
 
 HELP = """\
 Game: the server's action texts work as they are; Tab completes legal ones.
@@ -566,7 +555,8 @@ class CommandCompleter(Completer):
                 label = str(tid)
                 if label.startswith(last) and label not in seen:
                     seen.add(label)
-                    name = (model.tables.get(tid) or {}).get("name", "")
+                    found = model.tables.get(tid)
+                    name = found["name"] if found is not None else ""
                     yield Completion(label, start_position=-len(last), display_meta=f"{name}: your seat {seat}")
         elif cmd == "bot" and len(words) <= 2:
             yield from offer(BOTS, "bot", last)

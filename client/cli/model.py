@@ -1,20 +1,19 @@
 """The terminal client's state: a pure reducer from wire messages to what the screen shows.
 
-DESIGN.md §5: model (this module) -> render (pure) -> app (thin). Nothing here does I/O,
+docs/ARCHITECTURE.md (client/cli): model (this module) -> render (pure) -> app (thin). Nothing here does I/O,
 reads a clock or touches prompt-toolkit: :func:`reduce` takes the current :class:`Model` and
 one message and returns a new one, so a test can feed recorded messages and look at the
 result.
 
-Messages are the dicts of ``docs/PROTOCOL.md`` §14 (``state``, ``table_update``,
-``chat_message``, ``game_over``, ``error``, ...). Message objects of ``protocol.messages`` are
-accepted too and converted first. Besides the wire messages, the reducer understands a few
-*local* messages that the app builds from the answers its requests got back (the SDK returns
-those answers to the caller instead of pushing them):
-
-* ``{"type": "info", "text": ...}``: a line for the feed;
-* ``{"type": "left", "table": T}``: we left table ``T``;
-* the SDK's connection pseudo-events ``disconnected`` (``reason``, ``reconnecting``),
-  ``reconnected`` (``resumed`` and ``lost`` seats) and ``closed`` (``reason``).
+Messages are the typed messages of :mod:`protocol.messages` as the SDK hands them out
+(``State``, ``TableUpdate``, ``ChatMessage``, ``GameOver``, ``Error``...), the SDK's connection
+events (:mod:`client.sdk_events`: ``Disconnected``, ``Reconnecting``, ``Reconnected``,
+``Closed``), and the *local* events below, which the app makes from the answers its requests got
+back (the SDK returns those answers to the caller instead of pushing them): :class:`Info`,
+:class:`Listed`, :class:`Created`, :class:`Entered`, :class:`Watched`, :class:`Left` and
+:class:`Failed`. All of them read like the wire maps of ``docs/PROTOCOL.md`` (``msg["type"]``,
+``msg.get("view")``), and the reducer reads them so; a plain map of that shape (a recorded
+message, a test's) is taken as well. Nothing is encoded or copied on the way.
 
 The selection helpers at the end (:func:`selectables`, :func:`move_cursor`,
 :func:`toggle_selected`) are the keyboard's part of the state: which cards the arrow keys walk
@@ -27,18 +26,27 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from client.cli.words import describe_error, describe_events, plain
+from client.sdk_events import Item, MapView
+from protocol.payloads import GameResult, TableSummary, Tally, View
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "FeedLine",
     "GameOver",
+    "Created",
+    "Entered",
+    "Failed",
+    "Incoming",
+    "Info",
+    "Left",
+    "Listed",
     "Model",
     "Pick",
-    "as_dict",
+    "Watched",
     "clear_selection",
     "held_tables",
     "move_cursor",
@@ -78,8 +86,8 @@ class GameOver:
 
     table: int
     game: int
-    result: dict[str, Any]
-    tally: dict[str, Any]
+    result: GameResult
+    tally: Tally
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ class Model:
     name: str | None = None
     guest: bool = False
     #: The lobby: table summaries by id, as the last ``tables`` or ``table_update`` gave them.
-    tables: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    tables: Mapping[int, TableSummary] = field(default_factory=dict)
     #: The table we sit at or watch (None: in the lobby).
     table: int | None = None
     watching: bool = False
@@ -113,7 +121,7 @@ class Model:
     joined_seat: int | None = None
     seq: int | None = None
     game: int | None = None
-    view: Mapping[str, Any] | None = None
+    view: View | None = None
     #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
     deadline_at: float | None = None
     game_over: GameOver | None = None
@@ -148,7 +156,7 @@ class Model:
         return None if self.watching else self.joined_seat
 
     @property
-    def summary(self) -> Mapping[str, Any] | None:
+    def summary(self) -> TableSummary | None:
         """The current table's summary, if we have one."""
         return None if self.table is None else self.tables.get(self.table)
 
@@ -179,25 +187,72 @@ class Model:
         return name
 
 
-def as_dict(msg: Any) -> dict[str, Any]:
-    """A message as a plain dict: dicts pass through; ``protocol.messages`` objects are
-    encoded with their ``type``; anything else with a ``__dict__`` or dataclass fields is
-    taken field by field (best effort, for an SDK that hands out its own objects)."""
-    if isinstance(msg, Mapping):
-        return dict(msg)
-    try:
-        from protocol.messages import Message, encode_message
+# --------------------------------------------------------------------------- local events
 
-        if isinstance(msg, Message):
-            return encode_message(msg, validate=False)
-    except ImportError:  # pragma: no cover - the protocol package ships with the client
-        pass
-    if dataclasses.is_dataclass(msg) and not isinstance(msg, type):
-        out = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
-    else:
-        out = dict(vars(msg))
-    out.setdefault("type", getattr(msg, "TYPE", type(msg).__name__.lower()))
-    return out
+
+@dataclass(frozen=True)
+class Info(MapView):
+    """A line for the feed."""
+
+    TYPE: ClassVar[str] = "info"
+    text: str
+
+
+@dataclass(frozen=True)
+class Listed(MapView):
+    """The answer to ``list_tables``: the open tables' summaries."""
+
+    TYPE: ClassVar[str] = "listed"
+    tables: list[TableSummary]
+
+
+@dataclass(frozen=True)
+class Created(MapView):
+    """Our ``create_table`` made table ``table``."""
+
+    TYPE: ClassVar[str] = "created"
+    table: int
+
+
+@dataclass(frozen=True)
+class Entered(MapView):
+    """We sit at ``table`` in ``seat`` (the answer to ``join`` or ``resume``)."""
+
+    TYPE: ClassVar[str] = "entered"
+    table: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class Watched(MapView):
+    """We watch ``table``."""
+
+    TYPE: ClassVar[str] = "watched"
+    table: int
+
+
+@dataclass(frozen=True)
+class Left(MapView):
+    """We left ``table``."""
+
+    TYPE: ClassVar[str] = "left"
+    table: int | None
+
+
+@dataclass(frozen=True)
+class Failed(MapView):
+    """A request of ours was refused (the ``error`` its answer was, as the SDK raised it)."""
+
+    TYPE: ClassVar[str] = "failed"
+    code: str
+    message: str
+    reason: str | None = None
+    retry_after: float | None = None
+
+
+#: What :func:`reduce` takes: a message or connection event from the SDK, a local event, or a
+#: plain map of the same shape.
+Incoming = Item | Info | Listed | Created | Entered | Watched | Left | Failed | Mapping[str, Any]
 
 
 def note(model: Model, text: str, kind: str = "info") -> Model:
@@ -207,16 +262,15 @@ def note(model: Model, text: str, kind: str = "info") -> Model:
     return dataclasses.replace(m, error=text) if kind == "error" else m
 
 
-def reduce(model: Model, message: Any, *, now: float = 0.0) -> Model:
+def reduce(model: Model, message: Incoming, *, now: float = 0.0) -> Model:
     """The model after ``message``. ``now`` is the caller's clock reading (seconds, any
     origin) when the message arrived; deadlines are kept on that clock. Unknown message types
     leave the model as it was."""
-    msg = as_dict(message)
-    handler = _HANDLERS.get(str(msg.get("type")))
+    handler = _HANDLERS.get(str(message.get("type")))
     if handler is None:
-        log.debug("ignored message type %r", msg.get("type"))
+        log.debug("ignored message type %r", message.get("type"))
         return model
-    return handler(model, msg, now)
+    return handler(model, message, now)
 
 
 # --------------------------------------------------------------------------- handlers
@@ -229,16 +283,16 @@ def _append(model: Model, *lines: FeedLine) -> Model:
     return dataclasses.replace(model, feed=feed)
 
 
-def _welcome(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _welcome(model: Model, msg: Incoming, now: float) -> Model:
     return dataclasses.replace(model, connection="connected")
 
 
-def _logged_in(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _logged_in(model: Model, msg: Incoming, now: float) -> Model:
     m = dataclasses.replace(model, name=str(msg.get("name")), guest=bool(msg.get("guest")), connection="connected")
     return note(m, f"Logged in as {m.name}{' (guest)' if m.guest else ''}.")
 
 
-def _tables(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _tables(model: Model, msg: Incoming, now: float) -> Model:
     tables = {int(t["table"]): t for t in msg.get("tables") or () if "table" in t}
     # The current table's summary stays known even if the list no longer has it.
     if model.table is not None and model.table not in tables and model.table in model.tables:
@@ -246,7 +300,7 @@ def _tables(model: Model, msg: dict[str, Any], now: float) -> Model:
     return dataclasses.replace(model, tables=tables)
 
 
-def _table_created(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _table_created(model: Model, msg: Incoming, now: float) -> Model:
     table = int(msg["table"])
     return note(dataclasses.replace(model, created=table), f"Table {table} created.")
 
@@ -269,19 +323,19 @@ def _enter_table(model: Model, table: int) -> Model:
     )
 
 
-def _joined(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _joined(model: Model, msg: Incoming, now: float) -> Model:
     table, seat = int(msg["table"]), int(msg["seat"])
     m = dataclasses.replace(_enter_table(model, table), watching=False, joined_seat=seat)
     return note(m, f"You sit at table {table}, seat {seat}.")
 
 
-def _watching(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _watching(model: Model, msg: Incoming, now: float) -> Model:
     table = int(msg["table"])
     m = dataclasses.replace(_enter_table(model, table), watching=True, joined_seat=None)
     return note(m, f"You watch table {table}.")
 
 
-def _left(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _left(model: Model, msg: Incoming, now: float) -> Model:
     table = msg.get("table")
     if table is not None and table != model.table:
         return model
@@ -302,8 +356,8 @@ def _left(model: Model, msg: dict[str, Any], now: float) -> Model:
     return note(m, f"You left table {table}." if table is not None else "You left the table.")
 
 
-def _table_update(model: Model, msg: dict[str, Any], now: float) -> Model:
-    summary = msg.get("summary") or {}
+def _table_update(model: Model, msg: Incoming, now: float) -> Model:
+    summary: TableSummary = msg["summary"]
     table = int(msg.get("table", summary.get("table", -1)))
     tables = dict(model.tables)
     tables[table] = summary
@@ -315,13 +369,13 @@ def _table_update(model: Model, msg: dict[str, Any], now: float) -> Model:
     return m
 
 
-def _state(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _state(model: Model, msg: Incoming, now: float) -> Model:
     table = int(msg.get("table", -1))
     if model.table is not None and table != model.table:
         log.debug("state for table %s ignored (we are at %s)", table, model.table)
         return model
     m = _enter_table(model, table) if model.table is None else model
-    view = msg.get("view") or {}
+    view: View = msg["view"]
     events = list(msg.get("events") or ())
     game = msg.get("game")
     deadline = msg.get("deadline")
@@ -346,36 +400,36 @@ def _state(model: Model, msg: dict[str, Any], now: float) -> Model:
     return _append(m, *lines)
 
 
-def _chat_message(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _chat_message(model: Model, msg: Incoming, now: float) -> Model:
     name, text = str(msg.get("name", "?")), str(msg.get("text", ""))
     m = dataclasses.replace(model, chat=(model.chat + ((name, text),))[-FEED_LIMIT:])
     return _append(m, FeedLine("chat", (("n", name), ("t", ": " + text))))
 
 
-def _game_over(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _game_over(model: Model, msg: Incoming, now: float) -> Model:
     if msg.get("table") != model.table:
         return model  # another table's result (a table we left): not on screen
     over = GameOver(
         table=int(msg.get("table", -1)),
         game=int(msg.get("game", -1)),
-        result=dict(msg.get("result") or {}),
-        tally=dict(msg.get("tally") or {}),
+        result=msg["result"],
+        tally=msg["tally"],
     )
     return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
 
 
-def _error(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _error(model: Model, msg: Incoming, now: float) -> Model:
     text = describe_error(
         str(msg.get("code", "")), str(msg.get("message", "")), msg.get("reason"), msg.get("retry_after")
     )
     return note(dataclasses.replace(model, pending=None), text, "error")
 
 
-def _info(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _info(model: Model, msg: Incoming, now: float) -> Model:
     return note(model, str(msg.get("text", "")))
 
 
-def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _disconnected(model: Model, msg: Incoming, now: float) -> Model:
     # The SDK says whether it tries again; without the flag, assume it does (reconnect=True).
     retrying = msg.get("reconnecting", True)
     reason = msg.get("reason")
@@ -392,7 +446,7 @@ def _disconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
     return note(m, text, "error")
 
 
-def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _reconnecting(model: Model, msg: Incoming, now: float) -> Model:
     return dataclasses.replace(
         model,
         connection="reconnecting",
@@ -404,7 +458,7 @@ def _reconnecting(model: Model, msg: dict[str, Any], now: float) -> Model:
     )
 
 
-def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _going_away(model: Model, msg: Incoming, now: float) -> Model:
     reason = str(msg.get("reason") or "the server is stopping")
     if reason == model.going_away:
         return model  # a reconnect attempt met the server still stopping: said already
@@ -414,7 +468,7 @@ def _going_away(model: Model, msg: dict[str, Any], now: float) -> Model:
     return note(dataclasses.replace(model, going_away=reason), text, "error")
 
 
-def _presence(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _presence(model: Model, msg: Incoming, now: float) -> Model:
     name, bot, event = str(msg.get("name", "?")), msg.get("bot"), msg.get("event")
     if event == "dropped":
         text = f"{name} dropped" + (f" (the bot {bot} playing for them)" if bot else "") + "."
@@ -451,7 +505,7 @@ def held_tables(model: Model) -> set[int]:
     }
 
 
-def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _reconnected(model: Model, msg: Incoming, now: float) -> Model:
     model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0, clock_paused=False, going_away=None)
     m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
     for seat in msg.get("resumed") or ():
@@ -461,11 +515,11 @@ def _reconnected(model: Model, msg: dict[str, Any], now: float) -> Model:
             m, f"Table {lost.get('table')} could not be taken back: {lost.get('message') or lost.get('code')}", "error"
         )
         if lost.get("table") == m.table:
-            m = _left(m, {"table": m.table}, now)
+            m = _left(m, Left(m.table), now)
     return m
 
 
-def _closed(model: Model, msg: dict[str, Any], now: float) -> Model:
+def _closed(model: Model, msg: Incoming, now: float) -> Model:
     if model.connection == "closed" and model.feed and model.feed[-1].kind == "error":
         return model  # the disconnect was already told
     reason = msg.get("reason")
@@ -473,13 +527,18 @@ def _closed(model: Model, msg: dict[str, Any], now: float) -> Model:
     return note(m, "Connection closed" + (f": {reason}." if reason else ".") + " Type 'quit' to leave.", "error")
 
 
-_HANDLERS: dict[str, Callable[[Model, dict[str, Any], float], Model]] = {
+_HANDLERS: dict[str, Callable[[Model, Incoming, float], Model]] = {
     "welcome": _welcome,
     "logged_in": _logged_in,
     "tables": _tables,
+    "listed": _tables,
     "table_created": _table_created,
+    "created": _table_created,
     "joined": _joined,
+    "entered": _joined,
     "watching": _watching,
+    "watched": _watching,
+    "failed": _error,
     "left": _left,
     "table_update": _table_update,
     "state": _state,
@@ -509,9 +568,9 @@ def selectables(model: Model) -> tuple[Pick, ...]:
     if view is None or seat is None or view.get("phase") == "over":
         return ()
     players = view.get("players") or ()
-    me = players[seat] if 0 <= seat < len(players) else {}
+    me = players[seat] if 0 <= seat < len(players) else None
     hand = tuple(view.get("hand") or ())
-    ups = [tuple(stack) for stack in me.get("face_up") or ()]
+    ups = [tuple(stack) for stack in (me.get("face_up") or () if me is not None else ())]
     hand_picks = tuple(Pick("hand", i, (c,)) for i, c in enumerate(hand))
     if view.get("phase") == "setup":
         return hand_picks + tuple(Pick("up", i, s) for i, s in enumerate(ups))
@@ -519,7 +578,8 @@ def selectables(model: Model) -> tuple[Pick, ...]:
         return hand_picks
     if any(ups):
         return tuple(Pick("up", i, s) for i, s in enumerate(ups) if s)
-    return tuple(Pick("down", i) for i, there in enumerate(me.get("face_down") or ()) if there)
+    downs = me.get("face_down") or () if me is not None else ()
+    return tuple(Pick("down", i) for i, there in enumerate(downs) if there)
 
 
 def selected_picks(model: Model) -> tuple[Pick, ...]:

@@ -382,7 +382,7 @@ def _header(left: str, right: str, width: int) -> Line:
 
 
 def _table_title(model: Model) -> str:
-    s = model.summary or {}
+    s: Mapping[str, Any] = model.summary or {}
     bits = [f" {s.get('name', 'table')} (table {model.table})", str(s.get("preset", ""))]
     if model.game is not None:
         bits.append(f"game {model.game}")
@@ -392,9 +392,9 @@ def _table_title(model: Model) -> str:
 
 
 def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Line]:
-    view = model.view or {}
+    view: Mapping[str, Any] = model.view or {}
     lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
-    summary_seats = list((model.summary or {}).get("seats") or ())
+    summary_seats = list(model.summary["seats"]) if model.summary is not None else []
     stand_ins = {i: str(st["stand_in"]) for i, st in enumerate(summary_seats) if st and st.get("stand_in")}
     lines += [
         _player_row(p, view, model.seat, theme, stand_ins.get(int(p.get("seat", 0)))) for p in view.get("players") or ()
@@ -444,7 +444,7 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         lost = losses[seat] if seat < len(losses) else 0
         outs = timeouts[seat] if seat < len(timeouts) else 0
         lines.append([("bold" if seat == model.seat else "", f"{label:<24}{cells}{lost:>6}{outs:>10}")])
-    owner = (model.summary or {}).get("owner")
+    owner = model.summary["owner"] if model.summary is not None else None
     if owner == model.name:
         lines.append([("bold", " You own this table: type 'start' (or 'next') to deal the next game.")])
     else:
@@ -453,7 +453,7 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
 
 def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
-    s = model.summary or {}
+    s: Mapping[str, Any] = model.summary or {}
     lines = [
         _header(
             f" {s.get('name', 'table')} (table {model.table}) · {s.get('preset', '?')} · waiting",
@@ -536,14 +536,16 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         lines.append([("", "   (no tables yet: 'create' opens one, 'list' refreshes)")])
     for n, (tid, seat) in enumerate(waiting_seats(model)):
         hint = "Enter or " if n == 0 else ""
-        s = model.tables.get(tid) or {}
-        stand_in = ((s.get("seats") or [None] * (seat + 1))[seat] or {}).get("stand_in")
+        found = model.tables.get(tid)
+        held = found["seats"][seat] if found is not None and seat < len(found["seats"]) else None
+        stand_in = held.get("stand_in") if held is not None else None  # older servers had none
+        name = found["name"] if found is not None else ""
         meanwhile = f" ({stand_in} plays it meanwhile)" if stand_in else ""
         lines.append(
             [
                 (
                     theme.style("bold", "fg:ansiyellow"),
-                    f" Table {tid} ({str(s.get('name', ''))[:16]}) seat {seat} is waiting for you{meanwhile}: "
+                    f" Table {tid} ({name[:16]}) seat {seat} is waiting for you{meanwhile}: "
                     f"{hint}'resume {tid}' takes it back.",
                 )
             ]

@@ -19,14 +19,17 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from client.cli.render import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
 from client.cli.words import describe_events, ordinal
 from server.engine import Game, Record, event_to_dict, format_action
 from server.engine.cards import format_card
+
+if TYPE_CHECKING:
+    from protocol.payloads import StoredGame
 
 _CHECKPOINT = 64
 
@@ -34,7 +37,7 @@ _CHECKPOINT = 64
 class Replay:
     """The game of a record at any step (0: dealt, ``len(actions)``: over)."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: Mapping[str, Any]) -> None:
         inner = record.get("record", record)
         self.meta = record if "record" in record else {}
         self.record = Record.from_dict(inner)
@@ -120,7 +123,7 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-async def fetch(address: str, game: int) -> dict[str, Any]:
+async def fetch(address: str, game: int) -> StoredGame:
     """A record from a server (as a guest)."""
     from client.sdk import Client
 

@@ -1,4 +1,4 @@
-"""The pure rules engine of Shithead: every rule, option and preset of RULES.md.
+"""The pure rules engine of Shithead: every rule, option and preset of docs/RULES.md.
 
 Standard library only; no I/O; randomness comes in as an argument. Typical use::
 
@@ -19,7 +19,7 @@ from .events import Event, describe, event_to_dict
 from .game import Game
 from .outcome import Outcome
 from .record import Record
-from .rules import OPTION_NAMES, PRESETS, Rules, check_seats, make_rules
+from .rules import OPTION_NAMES, PRESETS, Preset, Rules, check_seats, make_rules, preset_info, preset_names
 from .series import Series, Tally
 from .view import spectator_view, view_for
 
@@ -32,6 +32,7 @@ __all__ = [
     "OPTION_NAMES",
     "Outcome",
     "PRESETS",
+    "Preset",
     "Record",
     "Rules",
     "RulesError",
@@ -48,6 +49,8 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_cards",
+    "preset_info",
+    "preset_names",
     "spectator_view",
     "stack_deck",
     "view_for",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import JOKER, CardError, card, format_card, format_cards, parse_card
+from .cards import JOKER, RANK, SUIT, CardError, card, format_card, format_cards, parse_card
 from .errors import ErrorCode, IllegalAction
 
 PLAY = "play"
@@ -129,11 +129,11 @@ def _format_action(action: Action) -> str:
         return f"{kind} {format_card(action[1])} {action[2]}"
     if kind in (ANNOUNCE,) or (kind == TAKE and len(action) == 2):
         return f"{kind} {format_card(action[1])}"
-    return kind
+    return str(kind)
 
 
 def _is_card(c: object) -> bool:
-    return type(c) is int and card(2, 0) <= c <= card(JOKER, 1) and (c >> 2 != JOKER or c & 3 < 2)
+    return type(c) is int and card(2, 0) <= c <= card(JOKER, 1) and (RANK[c] != JOKER or SUIT[c] < 2)
 
 
 def is_well_formed(action: object) -> bool:

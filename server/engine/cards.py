@@ -1,4 +1,4 @@
-"""Cards, ranks and the card notation of RULES.md §1.
+"""Cards, ranks and the card notation of docs/RULES.md §1.
 
 A card is a small ``int``: ``rank << 2 | suit``. Ranks are 2..14 (2 … ace) and 15 for a
 joker; suits are 0..3 for ``c d h s`` (jokers: 0 red, 1 black). Ints keep the hot path of
@@ -34,14 +34,29 @@ def card(rank: int, suit: int) -> int:
     return rank << 2 | suit
 
 
+CARD_LIMIT = card(JOKER + 1, 0)
+"""Every card int is below this (64): the size of the tables indexed by card."""
+
+NEXT_RANK = card(3, 0) - card(2, 0)
+"""``c + NEXT_RANK`` is the card of the next rank in the suit of ``c`` (for suit runs)."""
+
+RANK: tuple[int, ...] = tuple(c >> 2 for c in range(CARD_LIMIT))
+"""``RANK[c]`` is the rank number of card ``c``. This table (and :data:`SUIT`) is the one
+place outside this module's constructors that knows the bit layout; the engine's hot paths
+index it directly (as fast as the shift it replaces: figures in docs/ENGINE.md)."""
+
+SUIT: tuple[int, ...] = tuple(c & 3 for c in range(CARD_LIMIT))
+"""``SUIT[c]`` is the suit number of card ``c`` (0..3)."""
+
+
 def rank_of(c: int) -> int:
     """Return the rank number of card ``c`` (2..14, or 15 for a joker)."""
-    return c >> 2
+    return RANK[c]
 
 
 def suit_of(c: int) -> int:
     """Return the suit number of card ``c`` (0..3)."""
-    return c & 3
+    return SUIT[c]
 
 
 def rank_char(rank: int) -> str:
@@ -62,10 +77,10 @@ def parse_rank(text: str) -> int:
 
 def format_card(c: int) -> str:
     """Return the canonical two-character text of card ``c``."""
-    r = c >> 2
+    r = RANK[c]
     if r == JOKER:
-        return "Xr" if c & 3 == 0 else "Xb"
-    return RANK_CHARS[r - 2] + SUIT_CHARS[c & 3]
+        return "Xr" if SUIT[c] == 0 else "Xb"
+    return RANK_CHARS[r - 2] + SUIT_CHARS[SUIT[c]]
 
 
 def parse_card(text: str) -> int:
@@ -97,7 +112,7 @@ def parse_cards(text: str) -> list[int]:
 
 def sort_key(c: int) -> tuple[int, int]:
     """Display order: by rank, then suit."""
-    return (c >> 2, c & 3)
+    return (RANK[c], SUIT[c])
 
 
 def build_deck(decks: int, jokers: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Why was an action refused? The slow path of :meth:`Game.apply`.
+"""Why was an action refused? The slow path of :meth:`~server.engine.game.Game.apply`.
 
 The game decides legality by membership in its legal list; only when an action is refused
 does this module work out the most specific :class:`ErrorCode` and a message. Messages name
@@ -20,12 +20,13 @@ from .actions import (
     SETUP_KINDS,
     SWAP,
     TAKE,
+    Action,
     format_action,
     is_well_formed,
 )
-from .cards import JOKER, format_card, rank_char
+from .cards import JOKER, RANK, SUIT, format_card, rank_char
 from .errors import ErrorCode, IllegalAction
-from .game import ANNOUNCING, FACE_DOWN, FACE_UP, HAND, OVER, PLAYING, SETUP, Game
+from .state import ANNOUNCING, FACE_DOWN, FACE_UP, HAND, OVER, PLAYING, SETUP, GameState
 
 
 def _err(code: ErrorCode, message: str) -> IllegalAction:
@@ -41,7 +42,7 @@ def _held(pool: list[int], cards: tuple[int, ...]) -> bool:
     return True
 
 
-def diagnose(game: Game, seat: object, action: object) -> IllegalAction:
+def diagnose(game: GameState, seat: object, action: object) -> IllegalAction:
     """Return the :class:`IllegalAction` that explains why ``action`` of ``seat`` is refused."""
     if type(seat) is not int or not 0 <= seat < game.n:
         return _err(ErrorCode.NOT_YOUR_TURN, f"there is no seat {seat!r} at this table")
@@ -71,7 +72,7 @@ def diagnose(game: Game, seat: object, action: object) -> IllegalAction:
     return _play(game, seat, action, text)
 
 
-def _setup(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
+def _setup(game: GameState, seat: int, action: Action, text: str) -> IllegalAction:
     kind = action[0]
     if kind not in SETUP_KINDS:
         return _err(ErrorCode.WRONG_PHASE, "the game is in setup: swap, place or ready")
@@ -98,7 +99,7 @@ def _setup(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
     return _err(ErrorCode.NOT_ALLOWED, f"only a card of the same rank may be stacked on slot {slot}")
 
 
-def _play(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
+def _play(game: GameState, seat: int, action: Action, text: str) -> IllegalAction:
     kind = action[0]
     src = game.source(seat)
     rules = game.rules
@@ -145,7 +146,7 @@ def _play(game: Game, seat: int, action: tuple, text: str) -> IllegalAction:
     return _err(ErrorCode.NOT_ALLOWED, f"{text!r} is not allowed now")
 
 
-def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
+def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalAction:
     kind, cards = action[0], tuple(sorted(action[1]))
     rules = game.rules
     names = " ".join(format_card(c) for c in cards)
@@ -159,11 +160,11 @@ def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
         if src == HAND and _held(row_cards, cards):
             return _err(ErrorCode.WRONG_SOURCE, "you still hold cards in hand: play from the hand (C12)")
         return _err(ErrorCode.CARD_NOT_HELD, f"you do not hold {names}" + (" face up" if src == FACE_UP else ""))
-    ranks = {c >> 2 for c in cards}
+    ranks = {RANK[c] for c in cards}
     if kind == RUN:
         if not rules.suit_runs:
             return _err(ErrorCode.OPTION_OFF, "runs need the option suit_runs")
-        suits = {c & 3 for c in cards}
+        suits = {SUIT[c] for c in cards}
         rs = sorted(ranks)
         if (
             len(cards) < 2
@@ -179,10 +180,10 @@ def _cards(game: Game, seat: int, action: tuple, src: str) -> IllegalAction:
         return _err(
             ErrorCode.MUST_PLAY_ANNOUNCED, f"the first play must contain the announced {format_card(game.forced)}"
         )
-    first = cards[0] >> 2
+    first = RANK[cards[0]]
     if not game.pw.beats[game.eff][first]:
         return _err(ErrorCode.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")
-    if kind == PLAY and len(cards) < game._count_floor(first):
+    if kind == PLAY and len(cards) < game.count_floor(first):
         return _err(ErrorCode.TOO_FEW_CARDS, f"play at least {game.last_len} cards (match_count)")
     if src == FACE_UP and rules.karma_stacking:
         return _err(ErrorCode.STACK_SPLIT, "face-up stacks are played whole")

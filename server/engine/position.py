@@ -16,7 +16,7 @@ Contract
   option flag and compiled power table that :class:`Game` sets up is present) and then
   overwriting the state. Hands go in through ``Game._add``, so the rank groups and the
   precomputed plays are exactly what the engine keeps itself; the effective top of the pile
-  is recomputed card by card with the engine's own ``_next_eff``.
+  is recomputed card by card with the engine's own ``next_eff``.
 * ``history`` starts empty: :attr:`Game.history` of the result holds only the actions applied
   after it was built. The action cap (C18) is kept right by shortening the cap instead:
   ``actions_left`` actions from now end the game as capped (default: what the rules'
@@ -26,7 +26,7 @@ Contract
   not replay; nothing else depends on it.
 
 This module reads private attributes of :class:`Game` on purpose; it is part of the engine
-package and must change with ``game.py``. ``tests/engine/test_position.py`` fails if
+package and must change with ``state.py`` and ``game.py``. ``tests/engine/test_position.py`` fails if
 ``Game`` grows state that this module does not set.
 """
 
@@ -36,8 +36,9 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .cards import build_deck, format_card
-from .game import PLAYING, Game, _next_eff
+from .cards import RANK, build_deck, format_card
+from .game import Game
+from .state import PLAYING, next_eff
 from .rules import Rules
 
 STATE_FIELDS = frozenset(
@@ -148,7 +149,7 @@ def game_from(
         # rank order whatever order the hand was given in.
         by_rank: dict[int, list[int]] = {}
         for c in sorted(hand):
-            by_rank.setdefault(c >> 2, []).append(c)
+            by_rank.setdefault(RANK[c], []).append(c)
         for cards in by_rank.values():
             g._add(s, tuple(cards))
     g.face_up = [[list(st) for st in row] for row in face_up]
@@ -159,7 +160,7 @@ def game_from(
     pw = g.pw
     eff = 0
     for i, c in enumerate(g.pile):
-        eff = _next_eff(pw, eff, c >> 2, i == 0)
+        eff = next_eff(pw, eff, RANK[c], i == 0)
     g.eff = eff
     g.last_len = (1 if g.pile else 0) if last_len is None else last_len
     g.last_player = last_player

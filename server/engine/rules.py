@@ -1,4 +1,4 @@
-"""Rule sets: the options of RULES.md §3, the presets of §4, and their validation.
+"""Rule sets: the options of docs/RULES.md §3, the presets of §4, and their validation.
 
 House rules are data. A :class:`Rules` value is frozen and hashable; :func:`make_rules`
 builds one from a preset name plus option overrides and raises :class:`RulesError` with a
@@ -7,11 +7,11 @@ message naming the option and its allowed values when anything is wrong.
 ``powers`` maps a rank character (``2``-``9``, ``T``, ``J``, ``Q``, ``K``, ``A``, ``X`` for
 jokers) to a tuple of power names. An override of ``powers`` is merged rank by rank into the
 preset's powers; give a rank an empty list to take its powers away. Besides the powers of
-RULES.md (``reset``, ``burn``, ``lower``, ``lower_strict``, ``glass``, ``reverse``, ``skip``)
+docs/RULES.md §3 (``reset``, ``burn``, ``lower``, ``lower_strict``, ``glass``, ``reverse``, ``skip``)
 there is ``anywhere`` (playable on anything, but not transparent), which the ``egilsson`` 5
 and the ``guarducci`` jokers need.
 
-Two options spell out what RULES.md says in prose per preset:
+Two options spell out what docs/RULES.md says in prose per preset:
 
 * ``lower_allows``: rank -> ranks also allowed after that ``lower`` card ("after a 7: 7 or
   lower, an 8 or a 10" is ``{"7": "8T"}``). Under a lower duty nothing else may follow, not
@@ -23,8 +23,10 @@ Two options spell out what RULES.md says in prose per preset:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any
 
 from .cards import CardError, parse_rank, rank_char
@@ -147,7 +149,8 @@ def _classic_powers() -> dict[str, list[str]]:
     return {"2": ["reset"], "T": ["burn"]}
 
 
-# Each preset: (overrides, min players, max players, one-line description).
+# The catalogue of presets. Each: (overrides of the classic options, min players, max players,
+# one-line description). Read it through preset_names() and preset_info().
 PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
     "classic": ({}, 2, 5, "the pagat main description"),
     "encyclopedia": (
@@ -241,6 +244,34 @@ PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
         "Linz club rules: 3/3/5, 7 lower, 8 invisible, draw before play",
     ),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """One named rule set of the catalogue (RULES.md §4): what a client shows and a server checks."""
+
+    name: str
+    description: str
+    """One line, for menus and help texts."""
+    min_players: int
+    max_players: int
+    options: Mapping[str, Any]
+    """The preset's option values that differ from ``classic`` (read-only)."""
+
+
+def preset_names() -> tuple[str, ...]:
+    """The names of every preset, ``classic`` first, in the catalogue's order. This catalogue
+    (:data:`PRESETS`) is the only one: clients, docs and tools take the names from here."""
+    return tuple(PRESETS)
+
+
+def preset_info(name: str) -> Preset:
+    """The :class:`Preset` called ``name``; raises :class:`RulesError` for an unknown name
+    (the message lists the known ones)."""
+    if not isinstance(name, str) or name not in PRESETS:
+        raise RulesError("preset", f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
+    options, lo, hi, description = PRESETS[name]
+    return Preset(name, description, lo, hi, MappingProxyType(copy.deepcopy(options)))
 
 
 def _allowed(name: str) -> str:

@@ -24,7 +24,8 @@ from typing import Any
 from .events import BURNED, TOOK
 from .game import Game
 from .policies import POLICIES, Policy
-from .rules import PRESETS, RulesError, make_rules
+from .errors import RulesError
+from .rules import make_rules, preset_names
 
 
 @dataclass
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    presets = list(PRESETS) if args.preset == "all" else [args.preset]
+    presets = list(preset_names()) if args.preset == "all" else [args.preset]
     options = dict(args.option)
     names = args.policy.split(",")
     for n in names:

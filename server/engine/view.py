@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import Action, format_action
-from .cards import format_card, rank_char
+from .cards import CARD_LIMIT, RANK, format_card, rank_char
 from .game import ANNOUNCING, OVER, Game
 from .powers import AT_MOST, BELOW
 
 
 # Card texts by card number, built once (views format thousands of cards a second).
-_CARD_TEXT = tuple(format_card(c) if c >> 2 >= 2 else "" for c in range(64))
+_CARD_TEXT = tuple(format_card(c) if RANK[c] >= 2 else "" for c in range(CARD_LIMIT))
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:

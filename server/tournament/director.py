@@ -18,16 +18,18 @@ import logging
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
 from .schedule import ROUND_ROBIN, GameSpec, schedule
-from .standings import GameResult, head_to_head, standings
+from .standings import GameResult
 
 log = logging.getLogger(__name__)
 
-REGISTERING = "registering"
-RUNNING = "running"
-FINISHED = "finished"
+#: Where a tournament stands (the wire's ``info.status``).
+Status: TypeAlias = Literal["registering", "running", "finished"]
+REGISTERING: Final = "registering"
+RUNNING: Final = "running"
+FINISHED: Final = "finished"
 
 
 class TournamentError(Exception):
@@ -81,6 +83,8 @@ class Finished:
     server_game: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The form the database keeps (:mod:`server.persist`); the wire's is
+        :func:`server.tournament.wire.game_result`."""
         r = self.result
         return {
             "number": r.number,
@@ -101,13 +105,14 @@ class Finished:
 @dataclass
 class Tournament:
     """One tournament. The shell calls :meth:`register`, :meth:`start`, :meth:`next_games`,
-    :meth:`game_started` and :meth:`game_finished`; :meth:`info` is what anyone may see."""
+    :meth:`game_started` and :meth:`game_finished`; :func:`server.tournament.wire.tournament_info`
+    is what anyone may see of it."""
 
     id: int
     organiser: str
     settings: Settings
     participants: dict[str, Participant] = field(default_factory=dict)
-    status: str = REGISTERING
+    status: Status = REGISTERING
     pending: deque[GameSpec] = field(default_factory=deque)
     running: dict[int, GameSpec] = field(default_factory=dict)
     finished: list[Finished] = field(default_factory=list)
@@ -164,7 +169,7 @@ class Tournament:
     def next_games(self) -> list[GameSpec]:
         """Games to start now (at most ``concurrency`` running); the shell must call
         :meth:`game_started` for each."""
-        out = []
+        out: list[GameSpec] = []
         while self.status == RUNNING and self.pending and len(self.running) + len(out) < self.settings.concurrency:
             out.append(self.pending.popleft())
         return out
@@ -204,38 +209,3 @@ class Tournament:
         if not self.pending and not self.running:
             self.status = FINISHED
         return fin
-
-    def info(self) -> dict[str, Any]:
-        """Public facts: settings, participants, progress, standings and head-to-head."""
-        s = self.settings
-        names = self.names
-        results = [f.result for f in self.finished]
-        rows = standings(names, results) if names else []
-        h2h = head_to_head(names, results)
-        return {
-            "tournament": self.id,
-            "name": s.name,
-            "organiser": self.organiser,
-            "status": self.status,
-            "preset": s.preset,
-            "options": s.options,
-            "seats": s.seats,
-            "games": s.games,
-            "schedule": s.schedule,
-            "hero": s.hero,
-            "permute": s.permute,
-            "master_seed": s.master_seed,
-            "concurrency": s.concurrency,
-            "action_seconds": s.action_seconds,
-            "participants": [
-                {"name": p.name, "bot": p.bot, "house": p.house, "connected": p.connected}
-                for p in self.participants.values()
-            ],
-            "games_total": self.total,
-            "games_finished": len(self.finished) + len(s.done),
-            "tables": sorted(self.running),
-            "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)],
-            "head_to_head": {
-                a: {b: (None if v != v else round(v, 4)) for b, v in cols.items()} for a, cols in h2h.items()
-            },
-        }

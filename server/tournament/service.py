@@ -1,5 +1,7 @@
 """Tournaments on a running server: the requests, the tables the director asks for, and the
-pushed messages. :class:`server.app.App` hands tournament requests and finished games here.
+pushed messages. The server hands tournament requests and finished games here, and the
+service asks the server for what it needs through :class:`TournamentHost` (it never sees the
+server itself).
 
 A tournament game is an ordinary table (anyone may ``watch`` it) that the server creates with
 the deal's seed, fills with the participants' connections (``seated`` tells each one its
@@ -16,7 +18,9 @@ import logging
 import secrets
 import time
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Protocol
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -33,16 +37,57 @@ from protocol.messages import (
     TournamentOver,
     Tournaments,
 )
+from server.coordination import FinishedGame, Session, TableError
 from server.engine import RulesError, check_seats, make_rules
-from server.table import FinishedGame, Outbox, Table, TableError
+from server.reply import Handlers, Reply
+from server.table import Outbox, Table
 
 from .director import Settings, Tournament, TournamentError
-from .schedule import SCHEDULES
-
-if TYPE_CHECKING:
-    from server.app import App, ClientSession
+from .schedule import SCHEDULES, GameSpec
+from .wire import game_result, tournament_info
 
 log = logging.getLogger(__name__)
+
+
+class TournamentHost(Protocol):
+    """What the tournament service needs of the server (:class:`server.app.App` is one)."""
+
+    @property
+    def default_action_seconds(self) -> float:
+        """The clock per action of a tournament that does not set one."""
+        ...
+
+    def bot_names(self) -> Sequence[str]:
+        """The bundled bots the server runs."""
+        ...
+
+    def enter_bot(self, kind: str, name: str, *, tournament: int) -> None:
+        """Start bundled bot ``kind`` as participant ``name`` of ``tournament``."""
+        ...
+
+    def add_table(self, make: Callable[[int], Table]) -> Table:
+        """Register the table ``make(table id)`` builds under a new table id."""
+        ...
+
+    def new_game_id(self) -> int: ...
+
+    def table(self, table_id: int) -> Table | None:
+        """The live table ``table_id``, if there is one."""
+        ...
+
+    def drop_table(self, table_id: int) -> None: ...
+
+    def flush(self, out: Outbox) -> None:
+        """Journal what ``out`` holds and deliver its messages."""
+        ...
+
+    def tournament_changed(self, tournament: int) -> None:
+        """Write the tournament's snapshot in the current batch."""
+        ...
+
+    def logged_in(self, name: str) -> list[Session]:
+        """The connections logged in as ``name``."""
+        ...
 
 
 class _Director:
@@ -50,7 +95,7 @@ class _Director:
 
     bot = False
     guest = False
-    house = None
+    house: str | None = None
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -59,14 +104,21 @@ class _Director:
 class TournamentService:
     """Every tournament of one server."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, host: TournamentHost) -> None:
+        self.host = host
         self.tournaments: dict[int, Tournament] = {}
         self.next_id = 1
         # (tournament, participant name) -> the connection that plays for it now.
-        self.sessions: dict[tuple[int, str], ClientSession] = {}
+        self.sessions: dict[tuple[int, str], Session] = {}
         # table id -> tournament id, for the tables of running games.
         self.table_owner: dict[int, int] = {}
+
+    def register_handlers(self, handlers: Handlers) -> None:
+        handlers.add(CreateTournament, self.create)
+        handlers.add(Register, self.register)
+        handlers.add(StartTournament, self.start)
+        handlers.add(GetTournament, self.info)
+        handlers.add(ListTournaments, self.list)
 
     # ------------------------------------------------------------------ requests
 
@@ -76,7 +128,7 @@ class TournamentService:
             raise TableError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tid}")
         return t
 
-    def create(self, s: ClientSession, msg: CreateTournament) -> None:
+    def create(self, s: Session, msg: CreateTournament) -> Reply:
         if msg.schedule not in SCHEDULES:
             raise TableError(ErrorCode.BAD_MESSAGE, f"schedule must be one of {', '.join(SCHEDULES)}")
         try:
@@ -85,7 +137,7 @@ class TournamentService:
         except RulesError as exc:
             raise TableError(ErrorCode.BAD_RULES, exc.message) from None
         bots = list(msg.bots or ())
-        known = list(self.app.bots.names()) if self.app.bots is not None else []
+        known = list(self.host.bot_names())
         unknown = sorted(set(bots) - set(known))
         if unknown:
             raise TableError(
@@ -108,7 +160,7 @@ class TournamentService:
             hero=msg.hero,
             permute=msg.permute,
             master_seed=msg.master_seed if msg.master_seed is not None else secrets.randbits(63),
-            action_seconds=msg.action_seconds or self.app.config.action_seconds,
+            action_seconds=msg.action_seconds or self.host.default_action_seconds,
             bank_seconds=msg.bank_seconds or 0.0,
             concurrency=msg.concurrency,
             participants=expected,
@@ -122,34 +174,17 @@ class TournamentService:
         log.info(
             "%s created tournament %d %r (%d games, %d bundled bots)", s.name, t.id, msg.name, msg.games, len(bots)
         )
-        s.send(TournamentCreated(id=msg.id, tournament=t.id))
-        for bot, name in zip(bots, bot_names, strict=True):
-            self._start_house_bot(t, bot, name)
+        starts = [
+            partial(self.host.enter_bot, bot, name, tournament=t.id) for bot, name in zip(bots, bot_names, strict=True)
+        ]
+        return Reply(TournamentCreated(id=msg.id, tournament=t.id), after=starts)
 
     def _changed(self, t: Tournament) -> None:
-        self.app.durable.tournament_changed(t.id)  # type: ignore[union-attr]
+        self.host.tournament_changed(t.id)
 
-    def _start_house_bot(self, t: Tournament, bot: str, name: str) -> None:
-        app = self.app
-        assert app.bots is not None
-        password = secrets.token_urlsafe(24)
-        app.house_logins[name] = password
-        app.house_kinds[name] = bot
-        bots = app.bots
-
-        async def run() -> None:
-            try:
-                await bots.enter(bot, host=app.local_host, port=app.port, tournament=t.id, name=name, password=password)
-            except Exception as exc:
-                log.warning("bundled bot %s could not enter tournament %d: %s", name, t.id, exc)
-            finally:
-                app.house_logins.pop(name, None)  # used or failed: never good again
-
-        app._spawn(run())
-
-    def register(self, s: ClientSession, msg: Register) -> None:
+    def register(self, s: Session, msg: Register) -> Reply:
         t = self._get(msg.tournament)
-        house = s.name in t.settings.bots and s.house
+        house = s.name in t.settings.bots and s.house is not None
         if s.guest and not house:
             raise TableError(ErrorCode.NOT_INVITED, "guests cannot enter tournaments: log in with a bot account")
         try:
@@ -158,22 +193,25 @@ class TournamentService:
             raise TableError(ErrorCode(exc.code), exc.message) from None
         self.sessions[(t.id, s.name)] = s
         self._changed(t)
-        s.send(Ok(id=msg.id))
-        # Back after a drop: take over this participant's seats in running games.
+        # Back after a drop: take over this participant's seats in running games (after the ok).
         out = Outbox()
+        seated: list[tuple[Session, Seated]] = []
         now = time.monotonic()
         for table_id, spec in t.running.items():
-            table = self.app.tables.get(table_id)
+            table = self.host.table(table_id)
             if table is None:
                 continue
             for seat, name in enumerate(spec.seats):
                 st = table.seats[seat]
                 if name == s.name and st is not None and st.session is not s:
                     token = table.rebind(seat, s, out, now)
-                    s.send(Seated(tournament=t.id, game=spec.number, table=table_id, seat=seat, token=token))
-        self.app.flush(out)
+                    seated.append(
+                        (s, Seated(tournament=t.id, game=spec.number, table=table_id, seat=seat, token=token))
+                    )
+        out.items[0:0] = seated  # the participant learns its seats before their states
+        return Reply(Ok(id=msg.id), out)
 
-    def start(self, s: ClientSession, msg: StartTournament) -> None:
+    def start(self, s: Session, msg: StartTournament) -> Reply:
         t = self._get(msg.tournament)
         if s.name != t.organiser:
             raise TableError(ErrorCode.NOT_OWNER, f"only the organiser ({t.organiser}) can start it")
@@ -182,37 +220,28 @@ class TournamentService:
         except TournamentError as exc:
             raise TableError(ErrorCode(exc.code), exc.message) from None
         self._changed(t)
-        s.send(Ok(id=msg.id))
         log.info("tournament %d started: %d games to play", t.id, len(t.pending))
-        self._fill(t)
-        if t.status == "finished":
-            self._over(t)
 
-    def info(self, s: ClientSession, msg: GetTournament) -> None:
-        s.send(TournamentInfo(id=msg.id, info=self._get(msg.tournament).info()))
+        def play() -> None:
+            self._fill(t)
+            if t.status == "finished":
+                self._over(t)
 
-    def list(self, s: ClientSession, msg: ListTournaments) -> None:
-        s.send(Tournaments(id=msg.id, tournaments=[t.info() for t in self.tournaments.values()]))
+        return Reply(Ok(id=msg.id), after=[play])
+
+    def info(self, s: Session, msg: GetTournament) -> Reply:
+        return Reply(TournamentInfo(id=msg.id, info=tournament_info(self._get(msg.tournament))))
+
+    def list(self, s: Session, msg: ListTournaments) -> Reply:
+        return Reply(Tournaments(id=msg.id, tournaments=[tournament_info(t) for t in self.tournaments.values()]))
 
     # ------------------------------------------------------------------ games
 
     def _fill(self, t: Tournament) -> None:
         """Start as many of the next games as the tournament's concurrency allows."""
-        app = self.app
+        host = self.host
         for spec in t.next_games():
-            s = t.settings
-            table = Table(
-                app.next_table_id,
-                f"{s.name} #{spec.number}",
-                f"tournament-{t.id}",
-                make_rules(s.preset, dict(s.options)),
-                s.seats,
-                action_seconds=s.action_seconds,
-                bank_seconds=s.bank_seconds,
-                seed=spec.seed,
-            )
-            app.next_table_id += 1
-            app.tables[table.id] = table
+            table = host.add_table(partial(_game_table, t, spec))
             table.tournament = (t.id, spec.number)
             self.table_owner[table.id] = t.id
             t.game_started(table.id, spec)
@@ -225,9 +254,8 @@ class TournamentService:
                 token = table.seat_for(seat, name, p.bot, p.house, session, out, now)
                 if session is not None:
                     out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat, token=token))
-            table.start(_Director(table.owner), out, now, app.next_game_id)  # type: ignore[arg-type]
-            app.next_game_id += 1
-            app.flush(out)
+            table.start(_Director(table.owner), out, now, host.new_game_id())
+            host.flush(out)
 
     def game_finished(self, table: Table, g: FinishedGame) -> None:
         """A game ended at ``table``: if it is a tournament's, record it and go on."""
@@ -246,26 +274,27 @@ class TournamentService:
             actions=len(g.record.get("actions", [])),
             server_game=g.game_id,
         )
-        self.app.drop_table(table.id)
+        self.host.drop_table(table.id)
         self._changed(t)
-        msg = TournamentGame(tournament=t.id, result=fin.to_dict())
-        for s in self._organiser_sessions(t):
-            s.send(msg)
+        msg = TournamentGame(tournament=t.id, result=game_result(fin))
+        out = Outbox()
+        for s in self.host.logged_in(t.organiser):
+            out.send(s, msg)
+        self.host.flush(out)
         self._fill(t)
         if t.status == "finished":
             self._over(t)
 
     def _over(self, t: Tournament) -> None:
         log.info("tournament %d finished", t.id)
-        msg = TournamentOver(tournament=t.id, info=t.info())
+        msg = TournamentOver(tournament=t.id, info=tournament_info(t))
         sent = set()
-        for s in [*self._organiser_sessions(t), *(s for (tid, _), s in self.sessions.items() if tid == t.id)]:
+        out = Outbox()
+        for s in [*self.host.logged_in(t.organiser), *(s for (tid, _), s in self.sessions.items() if tid == t.id)]:
             if id(s) not in sent:
                 sent.add(id(s))
-                s.send(msg)
-
-    def _organiser_sessions(self, t: Tournament) -> list[ClientSession]:
-        return [s for s in self.app.sessions if s.logged_in and s.name == t.organiser]
+                out.send(s, msg)
+        self.host.flush(out)
 
     # ------------------------------------------------------------------ after a restart
 
@@ -291,9 +320,9 @@ class TournamentService:
                 continue
             for name, p in t.participants.items():
                 if p.house:
-                    self._start_house_bot(t, _bot_kind(name), name)
+                    self.host.enter_bot(_bot_kind(name), name, tournament=t.id)
             # Running games whose table could not be restored are played again from the start.
-            for table_id in [tid for tid in t.running if tid not in self.app.tables]:
+            for table_id in [tid for tid in t.running if self.host.table(tid) is None]:
                 log.warning(
                     "tournament %d: the table of game %d was lost; it is played again", t.id, t.running[table_id].number
                 )
@@ -301,11 +330,26 @@ class TournamentService:
             if t.status == "running":
                 self._fill(t)
 
-    def disconnected(self, s: ClientSession) -> None:
+    def disconnected(self, s: Session) -> None:
         for key, held in list(self.sessions.items()):
             if held is s:
                 del self.sessions[key]
                 self.tournaments[key[0]].disconnected(key[1])
+
+
+def _game_table(t: Tournament, spec: GameSpec, table_id: int) -> Table:
+    """The table that plays game ``spec`` of ``t`` (its deal's seed), as ``table_id``."""
+    s = t.settings
+    return Table(
+        table_id,
+        f"{s.name} #{spec.number}",
+        f"tournament-{t.id}",
+        make_rules(s.preset, dict(s.options)),
+        s.seats,
+        action_seconds=s.action_seconds,
+        bank_seconds=s.bank_seconds,
+        seed=spec.seed,
+    )
 
 
 def _bot_kind(name: str) -> str:

@@ -120,7 +120,7 @@ def standings(participants: Sequence[str], results: Iterable[GameResult]) -> lis
     rows = {name: Row(name, ratings[name].mu, ratings[name].sigma) for name in participants}
     for res in sorted(results, key=lambda r: r.number):
         teams = [[ratings[name]] for name in res.seats]
-        ranks = [res.place_of(seat) for seat in range(len(res.seats))]
+        ranks: list[float] = [res.place_of(seat) for seat in range(len(res.seats))]
         for seat, (new,) in enumerate(model.rate(teams, ranks=ranks)):
             ratings[res.seats[seat]] = new
         for seat, name in enumerate(res.seats):

@@ -11,13 +11,15 @@ from client.bot import Bot
 from client.bots.greedy import GreedyBot
 from client.runner import BotRunner, RunStats
 from client.sdk import Client
+from client.sdk_events import Item
+from protocol.payloads import Event, GameResult, Tally, View
 from server.app import App
 
 #: Safety net for waits: a hung test fails instead of blocking the suite (not an assertion).
 WAIT = 20.0
 
 
-async def next_message(client: Client, pred: Callable[[dict[str, Any]], bool], timeout: float = WAIT) -> dict[str, Any]:
+async def next_message(client: Client, pred: Callable[[Item], bool], timeout: float = WAIT) -> Item:
     """The first message (or pseudo-event) from ``client.messages()`` matching ``pred``; the
     ones before it are consumed. Fails if the stream ends first."""
     async with asyncio.timeout(timeout), contextlib.aclosing(client.messages()) as stream:
@@ -27,9 +29,10 @@ async def next_message(client: Client, pred: Callable[[dict[str, Any]], bool], t
     raise AssertionError("the message stream ended")
 
 
-def of_type(kind: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
-    """A predicate: messages of ``kind`` whose ``fields`` have these values."""
-    return lambda m: m["type"] == kind and all(m.get(k) == v for k, v in fields.items())
+def of_type(kind: str, **fields: Any) -> Callable[[Item], bool]:
+    """A predicate: messages (or connection events) whose ``TYPE`` is ``kind`` and whose
+    attributes ``fields`` have these values (an absent optional field is None)."""
+    return lambda m: m.TYPE == kind and all(getattr(m, k) == v for k, v in fields.items())
 
 
 class Recorder(GreedyBot):
@@ -37,27 +40,27 @@ class Recorder(GreedyBot):
 
     def __init__(self, rng: Any = None) -> None:
         super().__init__(rng)
-        self.starts: list[dict[str, Any]] = []
-        self.events: list[dict[str, Any]] = []
+        self.starts: list[View] = []
+        self.events: list[Event] = []
         self.observed = 0
         self.choices = 0
-        self.results: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.results: list[tuple[GameResult, Tally | None]] = []
 
-    def on_game_start(self, view: dict[str, Any]) -> None:
+    def on_game_start(self, view: View) -> None:
         super().on_game_start(view)
         self.starts.append(view)
 
-    def observe(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def observe(self, view: View, events: Sequence[Event]) -> None:
         self.observed += 1
         self.events.extend(events)
 
-    def choose(self, view: dict[str, Any]) -> str:
+    def choose(self, view: View) -> str:
         self.choices += 1
         action = super().choose(view)
         assert action in view["legal"]
         return action
 
-    def on_game_over(self, result: dict[str, Any], tally: dict[str, Any]) -> None:
+    def on_game_over(self, result: GameResult, tally: Tally | None) -> None:
         self.results.append((result, tally))
 
     def games(self) -> list[int]:

@@ -12,22 +12,26 @@ from typing import Any
 import pytest
 
 from client.bot import Bot
-from client.bots import BOTS, bot_names, make_bot
-from client.bots.greedy import GreedyBot, card_value, powers_of
+from client.bots import BOTS, bot_names, make_bot, thinks_in_thread
+from client.bots.greedy import GreedyBot
 from client.bots.random import RandomBot
 from server.app import App
-from server.engine import PRESETS, Game, make_rules, parse_action, view_for
+from server.engine import Game, make_rules, parse_action, preset_info, preset_names, view_for
+from server.engine.policies import keep_value
+from server.engine.powers import compile_powers
 from tests.client.helpers import check_places, run_all, seat_runners
 
 # ---------------------------------------------------------------------- registry
 
 
 def test_registry_names_and_lazy_import() -> None:
-    """random, greedy and search are registered as module:Class strings; importing the
-    registry imports no bot module."""
+    """random, greedy and search are registered as module:Class strings (only search thinks in
+    a thread); importing the registry imports no bot module."""
     assert {"random", "greedy", "search"} <= set(bot_names())
-    assert BOTS["search"] == "client.bots.search:SearchBot"
-    assert all(":" in target for target in BOTS.values())
+    assert BOTS["search"].target == "client.bots.search:SearchBot"
+    assert all(":" in spec.target and spec.name == name for name, spec in BOTS.items())
+    assert [name for name in bot_names() if thinks_in_thread(name)] == ["search"]
+    assert not thinks_in_thread("not-a-bundled-bot")
     code = "import sys, client.bots; print(any(m.startswith('client.bots.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -74,11 +78,12 @@ def play_engine_game(preset: str, seats: int, seed: int, bots: Sequence[Bot]) ->
     return game
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", preset_names())
 def test_random_and_greedy_finish_legal_games_under_every_preset(preset: str) -> None:
     """Under each preset, at its fewest and at up to four seats, greedy and random bots (mixed,
     and greedy only) always choose a legal action and every game ends."""
-    _, lo, hi, _ = PRESETS[preset]
+    info = preset_info(preset)
+    lo, hi = info.min_players, info.max_players
     for seats in sorted({lo, min(hi, 4)}):
         for seed in range(2):
             mixed = [GreedyBot() if (i + seed) % 2 else RandomBot(random.Random(seed * 7 + i)) for i in range(seats)]
@@ -153,11 +158,12 @@ def test_greedy_plays_the_lowest_rank_with_all_its_copies() -> None:
 
 
 def test_greedy_uses_power_cards_only_when_nothing_else_goes() -> None:
-    """With only power cards playable: the 2 before the 10 on a small pile, the 10 (burning) on
-    a big one, one card at a time, and never a pick-up."""
+    """With only power cards playable: the 2 before the 10, on a small pile and on a big one
+    (see server.engine.policies for why a big pile is not burned first), one card at a time,
+    and never a pick-up."""
     legal = ["play 2s", "play 2c", "play 2c 2s", "play Td", "take"]
-    assert choose(view(legal, pile=["Ah"])) in ("play 2s", "play 2c")
-    assert choose(view(legal, pile=["5h", "7c", "9d", "Jd", "Ah"])) == "play Td"
+    assert choose(view(legal, pile=["Ah"])) == "play 2s"
+    assert choose(view(legal, pile=["5h", "7c", "9d", "Jd", "Ah"])) == "play 2s"
     assert choose(view(["play Td", "take"], pile=["Ah"])) == "play Td"
 
 
@@ -190,9 +196,11 @@ def test_greedy_knows_the_presets_powers() -> None:
     classic both are plain."""
     assert choose(view(["play 7c", "play 9d"], pile=["6h"], preset="linz")) == "play 9d"
     assert choose(view(["play 7c", "play 9d"], pile=["6h"])) == "play 7c"
-    assert card_value("8h", powers_of("linz")) > card_value("Ah", powers_of("linz"))
-    assert card_value("Xr", powers_of("six_players")) > card_value("Ah", powers_of("six_players"))
-    assert card_value("Xr", powers_of("wikibooks")) == card_value("Ah", powers_of("wikibooks")) + 1
+    linz, six = compile_powers(make_rules("linz"), 4), compile_powers(make_rules("six_players"), 4)
+    assert keep_value(linz, 8) > keep_value(linz, 14)  # glass 8 over the ace
+    assert keep_value(six, 15) > keep_value(six, 14)  # glass jokers
+    plain_jokers = compile_powers(make_rules("classic", {"jokers": 2}), 4)
+    assert keep_value(plain_jokers, 15) == keep_value(plain_jokers, 14) + 1  # a powerless joker: above the ace
 
 
 def apply_setup(v: dict[str, Any], action: str) -> None:

@@ -271,18 +271,21 @@ async def test_a_resume_refused_with_storage_failed_keeps_the_seat() -> None:
 
 
 class Stalling(GreedyBot):
-    """A greedy bot that, at its ``at``-th choice, waits in its thread until the test lets it go."""
+    """A greedy bot that, at its ``at``-th choice, waits in its thread until the test lets it go;
+    ``asked_again`` is set at its ``at + again``-th choice."""
 
-    def __init__(self, at: int) -> None:
+    def __init__(self, at: int, again: int) -> None:
         super().__init__()
-        self.at, self.choices = at, 0
-        self.reached, self.go = threading.Event(), threading.Event()
+        self.at, self.again, self.choices = at, again, 0
+        self.reached, self.go, self.asked_again = threading.Event(), threading.Event(), threading.Event()
 
     def choose(self, view: dict[str, Any]) -> str:
         self.choices += 1
         if self.choices == self.at:
             self.reached.set()
             assert self.go.wait(WAIT)
+        if self.choices == self.at + self.again:
+            self.asked_again.set()
         return super().choose(view)
 
 
@@ -298,7 +301,7 @@ async def test_a_bot_runner_waits_out_storage_failed_and_finishes_its_game(
     try:
         for c, name in zip(clients, ("stall", "greedy", "other"), strict=True):
             await c.login(name, guest=True, bot=True)
-        staller = Stalling(at=8)
+        staller = Stalling(at=8, again=2)
         table = await clients[0].create_table("bots", "classic", 2, seed=3)
         runners = [
             BotRunner(staller, clients[0], games=1, start_games=True, think_in_thread=True),
@@ -314,11 +317,10 @@ async def test_a_bot_runner_waits_out_storage_failed_and_finishes_its_game(
         await asyncio.wait_for(disk.failed.wait(), WAIT)
         staller.go.set()  # its act now meets a server that takes none
 
-        async with asyncio.timeout(WAIT):
-            while runners[0].stats.storage_failed < 2:
-                await asyncio.sleep(0.02)
-        decided = staller.choices
-        assert decided > staller.at  # it decided again after each refusal
+        # Nothing changes at the table while the server cannot write (play and clocks pause),
+        # so the bot is asked again only after a refusal: twice means two STORAGE_FAILED.
+        assert await asyncio.to_thread(staller.asked_again.wait, WAIT)
+        assert runners[0].stats.storage_failed >= 2  # counted before deciding again
         disk.fix()
         stats = await asyncio.wait_for(done, 60)
         check_places(stats, 1)

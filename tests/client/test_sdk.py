@@ -15,7 +15,8 @@ import pytest
 
 from client.bots import make_bot
 from client.bots.greedy import GreedyBot
-from client.runner import BotRunner, find_table, play
+from client.hosting import Login, NewTable, PlayOptions, Seating, find_table, play
+from client.runner import BotRunner
 from client.sdk import Client, ClientClosed, ConnectionLost, Seat, ServerError
 from protocol.errors import LocalProtocolError
 from server.app import App
@@ -118,19 +119,22 @@ async def test_play_runs_full_games_creating_and_finding_a_table(server: App, co
     creating = asyncio.create_task(
         play(
             owner,
-            "127.0.0.1",
-            server.port,
-            name="owner",
-            create=True,
-            seats=2,
-            games=2,
-            mode=mode,
-            seed=11,
-            client_options={"backoff_initial": 0.02},
+            PlayOptions(
+                login=Login(name="owner", port=server.port, mode=mode, client_options={"backoff_initial": 0.02}),
+                seating=Seating(create=NewTable(seats=2, seed=11)),
+                games=2,
+            ),
         )
     )
     finding = asyncio.create_task(
-        play(guest, "127.0.0.1", server.port, name="finder", games=2, mode=mode, poll_seconds=0.02)
+        play(
+            guest,
+            PlayOptions(
+                login=Login(name="finder", port=server.port, mode=mode),
+                seating=Seating(poll_seconds=0.02),
+                games=2,
+            ),
+        )
     )
     async with asyncio.timeout(60):
         stats = list(await asyncio.gather(creating, finding))
@@ -165,7 +169,9 @@ async def test_a_dropped_connection_fails_inflight_requests_then_resumes(server:
     table = await c.create_table("t", "classic", 2)
     held = await c.join(table)
     in_flight = asyncio.create_task(c.ping())
-    await asyncio.sleep(0)  # the ping is written
+    # One turn of the loop (not a pause): the task runs to its first await, and the SDK writes a
+    # request before it awaits the answer. The answer cannot be read back in the same turn.
+    await asyncio.sleep(0)
     assert c.transport is not None
     c.transport.abort()
     with pytest.raises(ConnectionLost):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from client.sdk import Client
+from client.sdk_events import Disconnected, Item
 
 HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,12 +225,12 @@ class RecordingClient(Client):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.stream: list[dict[str, Any]] = []
+        self.stream: list[Item] = []
         self.acked: list[Acked] = []
         self.pace: Pace | None = None
         self.changes: Changes | None = None
 
-    async def messages(self) -> AsyncGenerator[dict[str, Any], None]:
+    async def messages(self) -> AsyncGenerator[Item, None]:
         async for item in super().messages():
             self.stream.append(item)
             self._changed()
@@ -243,7 +244,7 @@ class RecordingClient(Client):
         self.acked.append(
             Acked(
                 table=table,
-                game=int(self.states[table]["game"]),
+                game=self.states[table].game,
                 seat=held.seat,
                 action=action,
                 answered=seq,
@@ -260,10 +261,10 @@ class RecordingClient(Client):
         if self.changes is not None:
             self.changes.fire()
 
-    def before_drop(self) -> list[dict[str, Any]]:
+    def before_drop(self) -> list[Item]:
         """What the reader saw before the first connection loss (the ``disconnected`` item)."""
         for i, item in enumerate(self.stream):
-            if item["type"] == "disconnected":
+            if isinstance(item, Disconnected):
                 return self.stream[:i]
         return list(self.stream)
 

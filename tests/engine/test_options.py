@@ -1,4 +1,4 @@
-"""Every option of RULES.md §3: one or more scenarios showing where it differs from classic.
+"""Every option of docs/RULES.md §3: one or more scenarios showing where it differs from classic.
 
 Each test names its option. Deals are stacked (``stack_deck``) so nothing depends on luck.
 With dealer 0 the deal starts at seat 1, and seat 1 gets the 3c face up, so seat 1 opens (C5)

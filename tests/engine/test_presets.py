@@ -1,4 +1,4 @@
-"""Every preset of RULES.md §4: what differs from classic, and each preset's player range.
+"""Every preset of docs/RULES.md §4: what differs from classic, and each preset's player range.
 
 Deals are stacked so nothing depends on luck. With dealer 0 the deal starts at seat 1, and
 seat 1 gets the 3c face up, so seat 1 opens (C5) unless a test says otherwise.
@@ -47,7 +47,7 @@ def dealt_sizes(game: Game, seat: int) -> tuple[int, int, int]:
 
 # ----------------------------------------------------------------------------- player ranges
 
-# RULES.md C1 (classic 2-5), six_players "up to 6", west_kent "2 or 3"; the other upper
+# docs/RULES.md C1 (classic 2-5), six_players "up to 6", west_kent "2 or 3"; the other upper
 # bounds are the engine's documented choices (docs/ENGINE.md decision 18: what the decks hold).
 RANGES = {
     "classic": (2, 5),
@@ -68,7 +68,7 @@ RANGES = {
 
 
 def test_every_preset_of_rules_md_exists() -> None:
-    """The engine offers exactly the fourteen presets of RULES.md §4."""
+    """The engine offers exactly the fourteen presets of docs/RULES.md §4."""
     assert set(PRESETS) == set(RANGES)
 
 

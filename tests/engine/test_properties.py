@@ -1,5 +1,5 @@
 """Invariants of the engine over seeded random (and greedy) games under every preset and
-player count (DESIGN.md §2): cards are conserved, every listed legal action is accepted, an
+player count (docs/ARCHITECTURE.md): cards are conserved, every listed legal action is accepted, an
 unlisted one is refused with the state unchanged, every game ends, a record replays to the
 same state, and no view or event leaks a card its receiver must not know.
 

@@ -1,4 +1,4 @@
-"""The classic game, rule by rule: at least one test per rule C1..C18 of RULES.md.
+"""The classic game, rule by rule: at least one test per rule C1..C18 of docs/RULES.md.
 
 Every scenario is dealt from an explicit deck order (``helpers.deal``/``helpers.start``, built
 on :func:`server.engine.stack_deck`), so nothing depends on luck. With dealer 0 the deal

@@ -11,6 +11,7 @@ import socket
 import struct
 import threading
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import msgpack
@@ -45,8 +46,17 @@ def no_duplicate_ready(c: TestClient, f: dict[str, Any]) -> str | None:
     return action
 
 
-async def misbehave(port: int, table: int, token: str, name: str, stop: asyncio.Event) -> dict[str, int]:
-    """Everything a bad client can do at its own table, again and again until ``stop``."""
+def answered(c: TestClient, request_id: int) -> bool:
+    """Whether ``c`` has received the answer to its request ``request_id``."""
+    return any(f.get("id") == request_id for f in c.frames)
+
+
+async def misbehave(
+    port: int, table: int, token: str, name: str, stop: asyncio.Event, flooded: asyncio.Event
+) -> dict[str, int]:
+    """Everything a bad client can do at its own table, again and again until ``stop``;
+    ``flooded`` is set once the server has answered a whole flood (every request gets one
+    answer, in order: the answer to the flood's last ping comes after all the others)."""
     rng = random.Random(7)
     seen: dict[str, int] = {}
     while not stop.is_set():
@@ -64,8 +74,11 @@ async def misbehave(port: int, table: int, token: str, name: str, stop: asyncio.
                     }
                 )
                 c.send({"type": "chat", "table": table, "text": "spam " * 10})
-                c.send({"type": "ping"})
-            await asyncio.sleep(0.05)
+                last = c.send({"type": "ping"})
+            # The garbage comes once the flood is answered (with a pong or RATE_LIMITED), so
+            # that the server has dealt with the whole flood before it closes the connection.
+            await c.wait_for(partial(answered, c, last), 5)
+            flooded.set()
             c.send_raw(
                 rng.choice(
                     [b"\x00\x00\x00\x00", packed([1]), b"\xff" * 9, b"{oops\n", packed({"type": "act", "id": 1})]
@@ -91,9 +104,9 @@ async def test_misbehaving_client_does_not_disturb_another_table(make_app: Any, 
     tb = await make_table(clients, start=False, seed=SEED4)
     token = bad.token  # type: ignore[attr-defined]
     await bad.close()
-    stop = asyncio.Event()
-    chaos = asyncio.create_task(misbehave(app.port, ta, token, "bad", stop))
-    await asyncio.sleep(0.3)
+    stop, flooded = asyncio.Event(), asyncio.Event()
+    chaos = asyncio.create_task(misbehave(app.port, ta, token, "bad", stop, flooded))
+    await asyncio.wait_for(flooded.wait(), 10)  # table B starts while table A is under attack
     await clients[0].ok({"type": "start", "table": tb}, "ok")
     try:
         out = await play_until_over(clients, tb, timeout=60, choose=no_duplicate_ready)

@@ -17,6 +17,7 @@ from server.app import App
 from server.engine import Record
 from tests.server.client import TestClient, make_table, play_until_over
 from tests.server.helpers import crash, ready_all, step, sync
+from tests.server.waiting import until_loop
 
 SEED = 11
 
@@ -117,7 +118,7 @@ async def test_unacknowledged_actions_are_not_kept(tmp_path: Any, make_app: Any,
     gate = await WriterGate.hold(first)
     c = (a, b)[seat]
     c.send({"type": "act", "table": t, "seq": seq, "action": c.states[t]["view"]["legal"][0]})
-    await asyncio.wait_for(_until(lambda: first.tables[t].seq > seq), 5)
+    await until_loop(lambda: first.tables[t].seq > seq)  # (no answer comes: it is held)
     assert not [f for f in c.drain_inbox() if f.get("type") == "ok"]  # held: not committed
     first.stopping = True
     for s in list(first.sessions):
@@ -159,11 +160,6 @@ class WriterGate:
         await asyncio.wrap_future(self.job)
 
 
-async def _until(predicate: Any) -> None:
-    while not predicate():
-        await asyncio.sleep(0)
-
-
 async def test_answers_that_report_a_change_wait_for_its_commit(make_app: Any, players: Any) -> None:
     """joined, table_created and ok (start) are only sent once what they report is written."""
     app = await make_app()
@@ -173,7 +169,7 @@ async def test_answers_that_report_a_change_wait_for_its_commit(make_app: Any, p
     gate = await WriterGate.hold(app)
     rid = b.send({"type": "join", "table": t})
     pong = b.send({"type": "ping"})
-    await asyncio.wait_for(_until(lambda: app.tables[t].seats[1] is not None), 5)
+    await until_loop(lambda: app.tables[t].seats[1] is not None)  # (its answer is held)
     assert not [f for f in b.frames if f.get("id") in (rid, pong)]  # neither overtakes the commit
     await gate.release()
     await b.wait_for(lambda: any(f.get("id") == pong for f in b.frames))

@@ -9,7 +9,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
-from server.engine import Record, format_action, make_rules, parse_cards, stack_deck
+from server.engine import Record, event_to_dict, format_action, make_rules, parse_cards, stack_deck
 from server.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
 
@@ -159,24 +159,36 @@ def test_tick_applies_default_action_after_the_clock() -> None:
     assert t.tick(114.9, 120.0, Outbox()) is None and t.seq == 1
     out = Outbox()
     expected = default_action(t.game, 0)
+    # What that action does, worked out on a replayed copy of the game.
+    twin = Record.of(t.game).replay(len(t.game.history))
+    effects = [event_to_dict(e) for e in twin.apply(0, expected)]
     t.tick(115.0, 120.0, out)
-    assert t.seq == 2
-    st = states(out, b)[0]
+    sent = states(out, b)
+    st = sent[0]
     assert st.events[0] == {"kind": "timeout", "seat": 0, "action": format_action(expected), "count": 1}
-    assert st.events[1]["kind"] == "ready"
+    assert list(st.events[1:]) == effects
+    # In setup the clock plays the seat's whole setup at once (its swaps, then ready): one timeout.
+    played = [x.events[0]["action"] for x in sent]
+    assert played[-1] == "ready" and all(p.startswith("swap ") for p in played[:-1])
+    assert all(x.events[0]["count"] == 1 for x in sent) and t.seq == 1 + len(sent)
     assert t.seats[0].timeouts == 1 and t.seats[0].bank == 0.0
+    assert 0 not in t.game.to_act() and t.game.phase == "setup"
+    # Setup is simultaneous: the second seat's clock ran out as well; the next tick does its setup.
     out = Outbox()
-    t.tick(115.5, 120.0, out)  # the second seat's clock ran out as well (setup is simultaneous)
-    assert states(out, a)[0].events[0]["seat"] == 1
+    t.tick(115.5, 120.0, out)
+    assert {x.events[0]["seat"] for x in states(out, a)} == {1} and t.seats[1].timeouts == 1
+    assert t.game.phase != "setup"
+    last = 115.5
     # In play the clock starts again with each turn (a seat that timed out has no bank left).
     cur = t.game.current
+    before = t.seats[cur].timeouts
     dl = t.deadline(cur)
-    assert dl == 115.5 + 10.0 + t.seats[cur].bank
+    assert dl == last + 10.0 + t.seats[cur].bank
     assert t.tick(dl - 0.01, 120.0, Outbox()) is None
     out = Outbox()
     t.tick(dl, 120.0, out)
     ev = states(out, a)[0].events[0]
-    assert ev["kind"] == "timeout" and ev["seat"] == cur and ev["count"] == 2
+    assert ev["kind"] == "timeout" and ev["seat"] == cur and ev["count"] == before + 1
 
 
 def test_gone_player_gets_default_actions_after_grace() -> None:
@@ -191,9 +203,10 @@ def test_gone_player_gets_default_actions_after_grace() -> None:
     assert t.tick(1.5, 2.0, Outbox()) is None and t.seq == 1
     out = Outbox()
     t.tick(3.01, 2.0, out)
-    assert t.seq == 2 and t.seats[0].timeouts == 1
+    assert t.seq > 1 and t.seats[0].timeouts == 1  # its whole setup, as one timeout
     st = states(out, b)[0]
     assert st.events[0]["kind"] == "timeout" and st.view["players"][0]["away"] is True
+    assert states(out, b)[-1].events[0]["action"] == "ready"
     assert not states(out, a)
 
 

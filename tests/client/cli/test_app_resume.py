@@ -25,6 +25,7 @@ from client.cli.seats import SeatTokens
 from client.house import HouseBots
 from client.sdk import Client
 from server.app import App
+from tests.client.helpers import next_message
 
 GUARD = 30.0  # seconds: only against a hang, never a measured expectation
 
@@ -44,9 +45,21 @@ async def sdk(app: App, clients: list[Client], name: str, password: str | None =
     return c
 
 
+def seat_zero(table: int, check: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+    """A predicate: a ``table_update`` of ``table`` whose seat 0 is taken and passes ``check``."""
+
+    def match(m: dict[str, Any]) -> bool:
+        if m["type"] != "table_update" or m["table"] != table:
+            return False
+        seat = m["summary"]["seats"][0]
+        return seat is not None and check(seat)
+
+    return match
+
+
 async def away_at(app: App, clients: list[Client], name: str, password: str | None, tables: int = 1) -> list[int]:
     """``name`` sits at ``tables`` 2-seat tables with bob (who stays), then its client goes:
-    every seat is away. Returns the tables."""
+    every seat is away (bob is told so). Returns the tables."""
     bob = await sdk(app, clients, "bob")
     me = await sdk(app, clients, name, password)
     out = []
@@ -56,9 +69,15 @@ async def away_at(app: App, clients: list[Client], name: str, password: str | No
         await me.join(t, 0)
         out.append(t)
     await me.close()
-    async with asyncio.timeout(GUARD):
-        while any(app.tables[t].seats[0].session is not None for t in out):  # type: ignore[union-attr]
-            await asyncio.sleep(0.02)
+    waiting = set(out)
+
+    def all_away(m: dict[str, Any]) -> bool:
+        if any(seat_zero(t, lambda seat: seat["away"] is True)(m) for t in waiting):
+            waiting.discard(m["table"])
+        return not waiting
+
+    await next_message(bob, all_away, GUARD)
+    assert all(app.tables[t].seats[0].session is None for t in out)  # type: ignore[union-attr]
     return out
 
 
@@ -155,13 +174,14 @@ async def test_a_seat_a_bot_plays_meanwhile_is_taken_back(make_app: Any, clients
     [t] = await away_at(app, clients, "carol", "pw")
     bob = clients[0]
     await bob.add_bot(t, "greedy", 0)
+    await next_message(bob, seat_zero(t, lambda seat: seat["stand_in"] is not None), GUARD)
     seat = app.tables[t].seats[0]
     assert seat is not None and seat.stand_in is not None and seat.session is not None
     tokens = SeatTokens("test", "carol", tmp_path / "seats.json")
     async with Started(app, clients, "carol", "pw", tokens) as (cli, pipe):
         m = await until(cli, lambda m: m.table == t or m.error is not None)
         assert m.error is None and m.seat == 0
-        async with asyncio.timeout(GUARD):
-            while seat.stand_in is not None:
-                await asyncio.sleep(0.02)
+        # bob is told when the bot gives the seat back to carol.
+        await next_message(bob, seat_zero(t, lambda seat: seat["stand_in"] is None and seat["name"] == "carol"), GUARD)
+        assert seat.stand_in is None
         assert seat.session is not None and seat.session.name == "carol"  # type: ignore[attr-defined]

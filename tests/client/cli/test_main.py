@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from client.cli import __main__ as cli_main
 from client.sdk import Client, ServerError
+from protocol.messages import EXAMPLES, LoggedIn, Welcome
 from server.app import App
 from server.config import ServerConfig
 
@@ -46,17 +48,19 @@ class FakeClient:
     """Records login calls; refuses the first ``refusals`` of them."""
 
     def __init__(self, refusals: int = 0, password_required: bool = False) -> None:
-        self.welcome = {"password_required": password_required}
+        welcome = EXAMPLES["welcome"]
+        assert isinstance(welcome, Welcome)
+        self.welcome = replace(welcome, password_required=password_required)
         self.calls: list[tuple[Any, ...]] = []
         self.refusals = refusals
 
     async def login(
         self, name: str, password: str | None = None, *, guest: bool = False, server_password: str | None = None
-    ) -> dict[str, Any]:
+    ) -> LoggedIn:
         self.calls.append((name, password, guest, server_password))
         if len(self.calls) <= self.refusals:
             raise ServerError("AUTH_FAILED", "wrong password")
-        return {"type": "logged_in", "name": name, "guest": guest, "bot": False}
+        return LoggedIn(id=2, name=name, guest=guest, bot=False)
 
 
 async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,7 +75,7 @@ async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_guest_with_a_name_asks_nothing() -> None:
     fake = FakeClient()
     answer = await cli_main.login(fake, cli_main.parse_args(["--guest", "--name", "bob"]))  # type: ignore[arg-type]
-    assert answer == {"type": "logged_in", "name": "bob", "guest": True, "bot": False}
+    assert answer == LoggedIn(id=2, name="bob", guest=True, bot=False)
     assert fake.calls == [("bob", None, True, None)]
 
 

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from client.cli.model import (
+    Created,
+    Entered,
+    Failed,
+    Info,
+    Left,
+    Listed,
     Model,
-    as_dict,
+    Watched,
     move_cursor,
     reduce,
     selectables,
     selected_picks,
     toggle_selected,
 )
+from client.sdk_events import Disconnected, Reconnected
 from protocol.messages import ChatMessage
 from tests.client.cli.helpers import midgame, player, state, summary, view
 
@@ -183,11 +190,23 @@ def test_chat_lobby_and_local_messages() -> None:
     assert m.table == 5 and m.watching and m.seat is None
 
 
-def test_message_objects_are_converted() -> None:
-    """protocol.messages objects are accepted like their wire dicts."""
+def test_typed_messages_and_local_events_are_read_like_their_wire_maps() -> None:
+    """protocol.messages objects, the SDK's connection events and the CLI's local events are
+    taken as they are, like the wire maps of the same shape."""
     msg = ChatMessage(table=1, seat=1, name="greedy-1", text="hi")
-    assert as_dict(msg)["type"] == "chat_message"
     assert reduce(seated(), msg).chat[-1] == ("greedy-1", "hi")
+    m = reduce(Model(name="alice"), Entered(4, 1))
+    assert m.table == 4 and m.seat == 1
+    m = reduce(reduce(m, Listed([summary(4, ["x", "alice"])])), Left(4))
+    assert m.table is None and 4 in m.tables
+    m = reduce(reduce(m, Created(5)), Watched(5))
+    assert m.created == 5 and m.table == 5 and m.watching
+    m = reduce(m, Failed("NOT_OWNER", "only the owner can start"))
+    assert m.error is not None and "owner" in m.error
+    m = reduce(reduce(m, Info("hello")), Disconnected("EOF", None, True))
+    assert m.connection == "reconnecting" and any(line.text == "hello" for line in m.feed)
+    m = reduce(m, Reconnected(1, [], [], [{"table": 5, "code": "UNKNOWN_TABLE", "message": "gone"}]))
+    assert m.connection == "connected" and m.table is None
 
 
 def test_unknown_messages_change_nothing() -> None:

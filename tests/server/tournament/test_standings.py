@@ -7,7 +7,7 @@ import math
 import random
 from pathlib import Path
 
-from server.tournament.results import ResultsFile, read_results, write_standings_json
+from client.tournament.results import ResultsFile, read_results, write_standings_json
 from server.tournament.schedule import schedule
 from server.tournament.standings import GameResult, format_head_to_head, format_standings, head_to_head, standings
 

@@ -1,11 +1,13 @@
-"""``shithead-tournament`` (also ``python -m server.tournament``): a tournament of bots.
+"""``shithead-tournament`` (also ``python -m client.tournament``): a tournament of bots.
 
     shithead-tournament greedy random search --games 200
     shithead-tournament greedy greedy random --seats 3 --schedule gauntlet --hero greedy
     shithead-tournament greedy --engine "mine=python mybot.py {host} {port} {tournament} {name} {password}"
     shithead-tournament --resume tournament-20261121-190000
 
-See :mod:`server.tournament.organiser` for what it writes and how resuming works.
+See :mod:`client.tournament.organiser` for what it writes and how resuming works. The
+organiser starts a server of its own as a child process (``python -m server``), so even this
+entry point imports nothing of the server but the pure tournament modules.
 """
 
 from __future__ import annotations
@@ -20,9 +22,19 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .organiser import Entrant, Plan, Progress, default_out, final_report, parse_entrant, run, unique_names
-from .organiser import NAME_RE
-from .standings import Row
+from client.bots import bot_names
+from client.tournament.organiser import (
+    NAME_RE,
+    Entrant,
+    Plan,
+    Progress,
+    default_out,
+    final_report,
+    parse_entrant,
+    run,
+    unique_names,
+)
+from server.tournament.standings import Row
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -35,7 +47,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "bots",
         nargs="*",
         metavar="BOT",
-        help="bundled bots as participants: greedy, random, search (NAME=BOT to name one; repeats are numbered)",
+        help=f"bundled bots as participants: {', '.join(bot_names())} (NAME=BOT to name one; repeats are numbered)",
     )
     p.add_argument(
         "--engine",
@@ -163,6 +175,7 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
     if sys.stdout.isatty():
         from prompt_toolkit.shortcuts import ProgressBar
         from prompt_toolkit.shortcuts.progress_bar import formatters as f
+        from prompt_toolkit.shortcuts.progress_bar.base import ProgressBarCounter
 
         # Games done of the total, the rate, and the time left (the rate includes the games of
         # an earlier run when resuming, so the estimate starts high and settles).
@@ -180,7 +193,7 @@ def _progress(stack: ExitStack, plan: Plan) -> Progress:
             f.TimeLeft(),
         ]
         bar = stack.enter_context(ProgressBar(title="shithead-tournament", formatters=shown))
-        counter = bar(label="games", total=1)
+        counter: ProgressBarCounter[object] = bar(label="games", total=1)
         state = {"done": 0}
 
         def on_game(done: int, total: int) -> None:

@@ -10,8 +10,9 @@ brings the participants in, starts it, and writes, as each game ends:
 
 Participants:
 
-* a bundled bot's name (``greedy``, ``random``, ``search``), optionally as ``NAME=BOT`` to
-  name it; played from this process (the server's process has the other core);
+* a bundled bot's name (one of the catalogue's, :mod:`client.bots`), optionally as ``NAME=BOT``
+  to name it; hosted by this process like any bot (:mod:`client.hosting`), so the server's
+  process has the other core;
 * ``--engine NAME=COMMAND``: a bot program the organiser starts, restarts when it crashes
   (crashes are counted) and stops at the end. ``COMMAND`` may use ``{host}``, ``{port}``,
   ``{tournament}``, ``{name}`` and ``{password}``; e.g.
@@ -40,17 +41,36 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from client.bots import bot_names, make_bot
+from client.bot import Bot
+from client.bots import bot_names, make_bot, thinks_in_thread
+from client.hosting import Login, connect_bot
 from client.sdk import Client
+from client.sdk_events import Closed
+from client.tournament.results import ResultsFile, read_results, write_standings_json
 from client.tournament_player import TournamentPlayer
-from protocol.messages import CreateTournament, GetTournament, StartTournament
-
-from .results import ResultsFile, read_results, write_standings_json
-from .standings import GameResult, Row, format_head_to_head, format_standings, head_to_head, standings
+from protocol.messages import (
+    CreateTournament,
+    GetTournament,
+    Message,
+    StartTournament,
+    TournamentCreated,
+    TournamentGame,
+    TournamentInfo,
+    TournamentOver,
+)
+from server.tournament.standings import (
+    GameResult,
+    Row,
+    format_head_to_head,
+    format_standings,
+    head_to_head,
+    standings,
+)
 
 log = logging.getLogger(__name__)
+_A = TypeVar("_A", bound=Message)
 
 
 @dataclass
@@ -250,26 +270,25 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         org = await Client.connect(host, port, client_name="shithead-tournament")
         clients.append(org)
         await org.login(f"organiser-{secrets.token_hex(3)}", guest=True)
-        tid = int(
-            (
-                await org.request(
-                    CreateTournament,
-                    name=out.name[:40] or "tournament",
-                    preset=plan.preset,
-                    options=plan.options or None,
-                    seats=plan.seats,
-                    games=plan.games,
-                    schedule=plan.schedule,
-                    hero=plan.hero,
-                    permute=plan.permute,
-                    master_seed=plan.master_seed,
-                    action_seconds=plan.action_seconds,
-                    concurrency=plan.concurrency,
-                    participants=plan.names,
-                    done=sorted(done) or None,
-                )
-            )["tournament"]
-        )
+        tid = _answer(
+            await org.request(
+                CreateTournament,
+                name=out.name[:40] or "tournament",
+                preset=plan.preset,
+                options=plan.options or None,
+                seats=plan.seats,
+                games=plan.games,
+                schedule=plan.schedule,
+                hero=plan.hero,
+                permute=plan.permute,
+                master_seed=plan.master_seed,
+                action_seconds=plan.action_seconds,
+                concurrency=plan.concurrency,
+                participants=plan.names,
+                done=sorted(done) or None,
+            ),
+            TournamentCreated,
+        ).tournament
         progress.say(
             f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
             f"{plan.games} games, master seed {plan.master_seed}"
@@ -278,12 +297,13 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         fields = {"host": host, "port": port, "tournament": tid}
         for e in plan.entrants:
             if e.kind == "bundled":
-                c = await Client.connect(host, port, client_name=f"tournament-{e.bot}")
+                # Logged in here, before the start, so that a refused login stops the run at once.
+                login = Login(name=e.name, password=e.password, host=host, port=port, client_name=f"tournament-{e.bot}")
+                c = await connect_bot(login)
                 clients.append(c)
-                await c.login(e.name, e.password, bot=True)
                 bot = e.bot or e.name
                 player = TournamentPlayer(
-                    c, _seeded(bot, plan.master_seed, e.name), tid, think_in_thread=bot == "search"
+                    c, _seeded(bot, plan.master_seed, e.name), tid, think_in_thread=thinks_in_thread(bot)
                 )
                 players.append(asyncio.create_task(player.run()))
             elif e.kind == "engine":
@@ -294,8 +314,8 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         await org.request(StartTournament, tournament=tid)
         total = len(done)
         async for msg in org.messages():
-            if msg["type"] == "tournament_game" and msg["tournament"] == tid:
-                r = msg["result"]
+            if isinstance(msg, TournamentGame) and msg.tournament == tid:
+                r = msg.result
                 res = GameResult(
                     r["number"],
                     r["deal"],
@@ -321,10 +341,10 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                     rows = standings(plan.names, finished)
                     write_standings_json(out / "standings.json", plan.names, rows, finished, plan.meta())
                     progress.standings(rows, total)
-            elif msg["type"] == "tournament_over" and msg["tournament"] == tid:
+            elif isinstance(msg, TournamentOver) and msg.tournament == tid:
                 break
-            elif msg["type"] == "closed":
-                raise ConnectionError(f"lost the server: {msg['reason']}")
+            elif isinstance(msg, Closed):
+                raise ConnectionError(f"lost the server: {msg.reason}")
         crashes = {eng.entrant.name: eng.crashes for eng in engines if eng.crashes}
         if crashes:
             progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
@@ -344,12 +364,12 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
             local.stop()
 
 
-def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Any]:
+def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Bot]:
     """Bundled bots get a random generator seeded by the master seed, their name and the game
     number: the same tournament plays the same way again (resume relies on it only for the
     games it still has to play)."""
 
-    def make(game: int) -> Any:
+    def make(game: int) -> Bot:
         return make_bot(bot, random.Random(f"{master_seed}:{name}:{game}"))
 
     return make
@@ -362,6 +382,13 @@ def _total_games(plan: Plan) -> int:
     return -(-plan.games // per) * per
 
 
+def _answer(msg: Message, cls: type[_A]) -> _A:
+    """``msg`` as the answer class its request must get (anything else is the server's fault)."""
+    if not isinstance(msg, cls):
+        raise ConnectionError(f"the server answered {msg.TYPE}, not {cls.TYPE}")
+    return msg
+
+
 async def _wait_for_registrations(
     org: Client, tid: int, plan: Plan, progress: Progress, timeout: float = 120.0
 ) -> None:
@@ -369,7 +396,7 @@ async def _wait_for_registrations(
     began = time.monotonic()
     said = False
     while True:
-        info = (await org.request(GetTournament, tournament=tid))["info"]
+        info = _answer(await org.request(GetTournament, tournament=tid), TournamentInfo).info
         present = {p["name"] for p in info["participants"]}
         missing = [n for n in plan.names if n not in present]
         if not missing:

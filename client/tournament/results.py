@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .standings import GameResult, Row, head_to_head
+from server.tournament.standings import GameResult, Row, head_to_head
 
 COLUMNS = (
     "game",

@@ -1,0 +1,174 @@
+"""The SDK's vocabulary besides the protocol's messages: the connection events that
+:meth:`client.sdk.Client.messages` yields between the server's messages, the errors its
+requests raise, and :class:`Seat`.
+
+A connection event is a frozen dataclass with a ``TYPE`` that is no wire type (see
+:data:`PSEUDO_EVENTS`); like a :class:`protocol.messages.Message` it can be read as a map
+(``event["type"]``, ``event.get("reason")``), so one loop can read both. New code tests the
+class (``isinstance(item, Disconnected)``) and reads the attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, NamedTuple, TypeAlias, TypedDict
+
+from protocol.errors import FATAL
+from protocol.messages import Message
+
+__all__ = [
+    "PSEUDO_EVENTS",
+    "ClientClosed",
+    "Closed",
+    "ConnectionEvent",
+    "ConnectionLost",
+    "Disconnected",
+    "Item",
+    "LostSeat",
+    "MapView",
+    "Reconnected",
+    "Reconnecting",
+    "ResumedSeat",
+    "Seat",
+    "ServerError",
+]
+
+
+class ServerError(Exception):
+    """The server answered a request with ``error``.
+
+    ``code`` is the wire code (a :class:`protocol.ErrorCode`, which compares equal to its
+    string), ``message`` the text for people, ``reason`` the engine's code for
+    ``ILLEGAL_ACTION``, ``retry_after`` the seconds to wait for ``RATE_LIMITED``."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        reason: str | None = None,
+        retry_after: float | None = None,
+        request_id: int | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.request_id = code, message, request_id
+        self.reason, self.retry_after = reason, retry_after
+
+    @property
+    def fatal(self) -> bool:
+        """Whether the server closes the connection after this error."""
+        return self.code in FATAL
+
+
+class ConnectionLost(ConnectionError):
+    """The connection dropped before the answer came, or there is no connection right now
+    (the client is reconnecting). Whether the request was carried out is unknown."""
+
+
+class ClientClosed(ConnectionLost):
+    """The client was closed (by :meth:`Client.close`, or after reconnecting failed)."""
+
+
+class Seat(NamedTuple):
+    """A seat held at a table: its number and the secret token that takes it back."""
+
+    seat: int
+    token: str
+
+
+class ResumedSeat(TypedDict):
+    """A seat taken back after a reconnect."""
+
+    table: int
+    seat: int
+
+
+class LostSeat(TypedDict):
+    """A seat (or a watched table) the server would not give back after a reconnect."""
+
+    table: int
+    code: str
+    message: str
+
+
+class MapView:
+    """Base of dataclass events read like a wire map: ``event["type"]`` is ``TYPE``, the
+    other keys are the dataclass fields (for code that reads messages and events alike)."""
+
+    TYPE: ClassVar[str]
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "type":
+            return self.TYPE
+        if key in {f.name for f in fields(self)}:  # type: ignore[arg-type]
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return key == "type" or key in {f.name for f in fields(self)}  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def keys(self) -> Iterator[str]:
+        yield "type"
+        yield from (f.name for f in fields(self))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Disconnected(MapView):
+    """The connection dropped. ``code``: the fatal error the server sent first, if any;
+    ``reconnecting``: whether the client tries again."""
+
+    TYPE: ClassVar[str] = "disconnected"
+    reason: str
+    code: str | None
+    reconnecting: bool
+
+
+@dataclass(frozen=True)
+class Reconnecting(MapView):
+    """The client waits ``retry_in`` seconds before its next attempt and gives up
+    ``gives_up_in`` seconds from now (a UI shows it as a countdown)."""
+
+    TYPE: ClassVar[str] = "reconnecting"
+    attempt: int
+    retry_in: float
+    gives_up_in: float
+
+
+@dataclass(frozen=True)
+class Reconnected(MapView):
+    """Logged in again: ``resumed``, the seats taken back; ``watching``, the tables watched
+    again; ``lost``, those refused. Requests flow again once the resumes are sent, so the
+    snapshot ``state`` of a resumed seat may come, and be acted on, before this event."""
+
+    TYPE: ClassVar[str] = "reconnected"
+    attempt: int
+    resumed: list[ResumedSeat] = field(default_factory=list)
+    watching: list[int] = field(default_factory=list)
+    lost: list[LostSeat] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Closed(MapView):
+    """The client is closed for good: the last item of :meth:`Client.messages`."""
+
+    TYPE: ClassVar[str] = "closed"
+    reason: str
+
+
+#: What :meth:`Client.messages` yields besides the server's messages.
+ConnectionEvent: TypeAlias = Disconnected | Reconnecting | Reconnected | Closed
+#: One item of :meth:`Client.messages`.
+Item: TypeAlias = Message | ConnectionEvent
+
+#: The ``type`` of the connection events (none is a wire type).
+PSEUDO_EVENTS = tuple(cls.TYPE for cls in (Disconnected, Reconnecting, Reconnected, Closed))

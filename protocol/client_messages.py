@@ -1,0 +1,327 @@
+"""The client-to-server messages: one frozen dataclass per request (``docs/PROTOCOL.md`` §14).
+
+Every one carries ``id`` (0..2**31-1, chosen by the client), which its answer echoes. Fields are
+declared with :func:`~protocol.fields.fld` (kind, bounds, doc); :mod:`protocol.messages`
+validates and encodes them by those declarations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .fields import INT64_MAX, Kind, fld, item
+from .message_base import (
+    MAX_ID,
+    MAX_SEATS,
+    NAME_PATTERN,
+    Direction,
+    Message,
+    password_field,
+    request_id,
+    table_id,
+    wire_message,
+)
+from .payloads import RuleOptions
+
+__all__ = [
+    "Act",
+    "AddBot",
+    "Chat",
+    "CreateTable",
+    "CreateTournament",
+    "GetRecord",
+    "GetTournament",
+    "Hello",
+    "Join",
+    "Leave",
+    "ListTables",
+    "ListTournaments",
+    "Login",
+    "Ping",
+    "Register",
+    "Resume",
+    "Start",
+    "StartTournament",
+    "Watch",
+]
+
+
+@wire_message
+class Hello(Message):
+    """First message of every connection: the protocol version the client speaks."""
+
+    TYPE = "hello"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    version: int = fld(Kind.INT, lo=1, hi=1000, doc="Protocol version; this server speaks 1.")
+    client: str | None = fld(Kind.STR, default=None, max_len=64, plain=True, doc="Client name and version, for logs.")
+
+
+@wire_message
+class Login(Message):
+    """Log in as an account (name + password), a new guest, or a bot."""
+
+    TYPE = "login"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    name: str = fld(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN, doc="Player name (ASCII).")
+    password: str | None = password_field("Account password; omitted for guests.")
+    guest: bool = fld(Kind.BOOL, default=False, doc="Play as a guest under this name.")
+    bot: bool = fld(Kind.BOOL, default=False, doc="This client is a program, not a person.")
+    server_password: str | None = password_field("The server's own password, when welcome.password_required is true.")
+    token: str | None = fld(
+        Kind.STR,
+        default=None,
+        max_len=128,
+        doc="A seat token held by this name: the login is then not delayed by the failed-login"
+        " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat.",
+    )
+
+
+@wire_message
+class ListTables(Message):
+    """Ask for the open tables; answered by ``tables``."""
+
+    TYPE = "list_tables"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class CreateTable(Message):
+    """Open a new table with a rules preset and options; answered by ``table_created``."""
+
+    TYPE = "create_table"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    name: str = fld(Kind.STR, min_len=1, max_len=40, plain=True, doc="Table name shown in lists.")
+    preset: str = fld(Kind.STR, min_len=1, max_len=32, plain=True, doc="Rules preset, e.g. classic.")
+    options: RuleOptions | None = fld(Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides.")
+    seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="Number of seats.")
+    password: str | None = password_field("Password needed to join or watch.")
+    action_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0.5, hi=3600, doc="Time per action, in seconds.")
+    bank_seconds: float | None = fld(
+        Kind.FLOAT, default=None, lo=0, hi=36000, doc="Extra time bank per seat, in seconds."
+    )
+    seed: int | None = fld(Kind.INT, default=None, lo=0, hi=INT64_MAX, doc="Shuffle seed, for reproducible games.")
+    deck: Sequence[str] | None = fld(
+        Kind.LIST,
+        default=None,
+        max_len=400,
+        item=item(Kind.STR, min_len=1, max_len=3),
+        doc="Explicit deck order, top card first (e.g. 7h, Td, Xr).",
+    )
+
+
+@wire_message
+class Join(Message):
+    """Take a seat at a table; answered by ``joined``."""
+
+    TYPE = "join"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    seat: int | None = fld(Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: any free seat.")
+    password: str | None = password_field("The table's password, if it has one.")
+
+
+@wire_message
+class Leave(Message):
+    """Leave a table (as player or watcher); answered by ``ok``."""
+
+    TYPE = "leave"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+
+
+@wire_message
+class Watch(Message):
+    """Watch a table as a spectator; answered by ``watching``."""
+
+    TYPE = "watch"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    password: str | None = password_field("The table's password, if it has one.")
+
+
+@wire_message
+class Start(Message):
+    """Start the game at a table (its creator only); answered by ``ok``."""
+
+    TYPE = "start"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+
+
+@wire_message
+class AddBot(Message):
+    """Seat one of the server's bundled bots at a free seat (the table's owner only, before a
+    game starts); answered by ``ok``. The bot runs in the server process and plays through the
+    same protocol as any client; it is marked as a bot."""
+
+    TYPE = "add_bot"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    bot: str = fld(Kind.STR, min_len=1, max_len=24, plain=True, doc="Bundled bot: random, greedy or search.")
+    seat: int | None = fld(
+        Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: the first free seat."
+    )
+
+
+@wire_message
+class Act(Message):
+    """Play an action, in the engine's text form (``play 7h 7d``, ``take``, ``ready``...)."""
+
+    TYPE = "act"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    seq: int = fld(Kind.INT, lo=0, hi=INT64_MAX, doc="The seq of the latest state the client has seen.")
+    action: str = fld(Kind.STR, min_len=1, max_len=200, plain=True, doc="The action text.")
+
+
+@wire_message
+class Chat(Message):
+    """Say something at a table; answered by ``ok``, relayed as ``chat_message``."""
+
+    TYPE = "chat"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    text: str = fld(Kind.STR, min_len=1, max_len=280, plain=True, doc="One line of text.")
+
+
+@wire_message
+class Resume(Message):
+    """Take back a seat after reconnecting, with the token from ``joined`` (a registered
+    account, logged in with its password, may leave the token out)."""
+
+    TYPE = "resume"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    token: str | None = fld(
+        Kind.STR,
+        default=None,
+        min_len=1,
+        max_len=128,
+        doc="The token from joined; may be omitted by a registered (non-guest) account.",
+    )
+
+
+@wire_message
+class CreateTournament(Message):
+    """Open a tournament of bots; answered by ``tournament_created``. Its creator is the
+    organiser: it starts it and receives ``tournament_game`` for every finished game."""
+
+    TYPE = "create_tournament"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    name: str = fld(Kind.STR, min_len=1, max_len=40, plain=True, doc="Tournament name.")
+    preset: str = fld(Kind.STR, min_len=1, max_len=32, plain=True, doc="Rules preset, e.g. classic.")
+    options: RuleOptions | None = fld(Kind.MAP, default=None, max_len=64, deep=True, doc="Rule option overrides.")
+    seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="Seats per table.")
+    games: int = fld(Kind.INT, lo=1, hi=1_000_000, doc="Number of games (rounded up to whole deals).")
+    schedule: str = fld(
+        Kind.STR,
+        default="round-robin",
+        max_len=16,
+        plain=True,
+        doc="round-robin (every group of participants) or gauntlet (hero against the field).",
+    )
+    hero: str | None = fld(Kind.STR, default=None, max_len=24, pattern=NAME_PATTERN, doc="The gauntlet's hero.")
+    permute: bool = fld(Kind.BOOL, default=False, doc="Play every seating of each deal, not only its rotations.")
+    master_seed: int | None = fld(
+        Kind.INT,
+        default=None,
+        lo=0,
+        hi=INT64_MAX,
+        doc="Seed of every deal; omitted: a random one (shown in tournament info).",
+    )
+    action_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0.05, hi=3600, doc="Time per action, seconds.")
+    bank_seconds: float | None = fld(Kind.FLOAT, default=None, lo=0, hi=36000, doc="Time bank per seat, seconds.")
+    concurrency: int = fld(Kind.INT, default=1, lo=1, hi=256, doc="Tables played at once.")
+    participants: Sequence[str] | None = fld(
+        Kind.LIST,
+        default=None,
+        max_len=64,
+        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.",
+    )
+    bots: Sequence[str] | None = fld(
+        Kind.LIST,
+        default=None,
+        max_len=64,
+        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        doc="Bundled bots the server runs as participants (random, greedy, search); repeats get names like greedy-2.",
+    )
+    done: Sequence[int] | None = fld(
+        Kind.LIST,
+        default=None,
+        max_len=1_000_000,
+        item=item(Kind.INT, lo=0, hi=INT64_MAX),
+        doc="Game numbers already played (resuming an interrupted tournament): skipped.",
+    )
+
+
+@wire_message
+class Register(Message):
+    """Enter a tournament as a participant (a bot account, or again after a reconnect: your
+    seats in its running games come back); answered by ``ok``."""
+
+    TYPE = "register"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class StartTournament(Message):
+    """Start a tournament (its organiser only); answered by ``ok``."""
+
+    TYPE = "start_tournament"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class GetTournament(Message):
+    """Ask for a tournament's settings, progress and standings; answered by ``tournament``."""
+
+    TYPE = "get_tournament"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class ListTournaments(Message):
+    """Ask for every tournament on the server; answered by ``tournaments``."""
+
+    TYPE = "list_tournaments"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class GetRecord(Message):
+    """Ask for the record of a finished game; answered by ``record``."""
+
+    TYPE = "get_record"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    game: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Game id from state or game_over.")
+
+
+@wire_message
+class Ping(Message):
+    """Keep the connection alive; answered by ``pong``."""
+
+    TYPE = "ping"
+    DIRECTION = Direction.C2S
+    id: int = request_id()

@@ -1,0 +1,126 @@
+"""The vocabulary the pure coordinators (:mod:`server.table`, :mod:`server.lobby`, the
+tournament service) share with the asyncio shell: the session they see, refusals, broadcast
+states and finished games (their outbox is :class:`server.table.Outbox`).
+
+Nothing here encodes, awaits or reads a clock. A broadcast ``state`` is described once per
+change (:class:`StateChange`) and once per recipient (:class:`StateOut`); the shell
+(:mod:`server.wire`) encodes the change's shared part once for all recipients and keeps the
+encodings of parts that did not change in the ``wire`` slots of :class:`PlayerEntry` and
+:class:`SeatPart` values (the protocol types there are only named, never called, here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+from protocol.errors import ErrorCode
+from protocol.messages import State
+from protocol.payloads import View
+from protocol.splice import PackedEntries, SharedEncoding
+
+
+class Session(Protocol):
+    """What a coordinator knows of a connection."""
+
+    name: str
+    bot: bool
+    guest: bool
+    house: str | None
+    """The kind of bundled bot (``greedy``...) when the server itself runs this player."""
+
+
+class TableError(Exception):
+    """A refused request: a wire error code and a message (never a hidden card)."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, *, reason: str | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class PlayerEntry:
+    """One player's entry in the view's ``players``, built once and sent in every state until
+    it changes. The coordinator never touches ``wire``: the shell keeps there the entry's
+    encoding, made the first time it is sent."""
+
+    __slots__ = ("value", "wire")
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+        self.wire: bytes | None = None
+
+
+class SeatPart:
+    """One recipient's own entries of the view (``seat``, ``hand``, ``legal``), built once and
+    sent until they change; ``wire`` as for :class:`PlayerEntry`."""
+
+    __slots__ = ("value", "wire")
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+        self.wire: PackedEntries | None = None
+
+
+class StateChange:
+    """The part of one change's ``state`` broadcast that every recipient shares: the header
+    (``type``, ``table``, ``seq``, ``game``, ``events``), the public view and the players.
+
+    ``wire`` is the shell's: the shared encoding, made once for all recipients."""
+
+    __slots__ = ("common", "public", "players", "wire")
+
+    def __init__(self, common: dict[str, Any], public: dict[str, Any], players: list[PlayerEntry]) -> None:
+        self.common = common
+        self.public = public
+        self.players = players
+        self.wire: SharedEncoding | None = None
+
+    def view(self) -> dict[str, Any]:
+        """The shared part of the view as plain values."""
+        return {**self.public, "players": [p.value for p in self.players]}
+
+
+class StateOut:
+    """One seat's (or a watcher's) ``state`` in a broadcast: the change's shared part, this
+    recipient's top-level entries (``own``: its deadline) and its part of the view (``part``).
+    :meth:`message` gives the same content as a :class:`~protocol.messages.State`."""
+
+    __slots__ = ("change", "own", "part")
+    TYPE = State.TYPE
+
+    def __init__(self, change: StateChange, own: dict[str, Any], part: SeatPart) -> None:
+        self.change = change
+        self.own = own
+        self.part = part
+
+    def message(self) -> State:
+        c = self.change.common
+        return State(
+            table=c["table"],
+            seq=c["seq"],
+            game=c["game"],
+            events=c["events"],
+            view=cast(View, {**self.change.view(), **self.part.value}),
+            deadline=self.own.get("deadline"),
+        )
+
+
+@dataclass
+class FinishedGame:
+    """A game to store: the shell writes it to SQLite."""
+
+    game_id: int
+    table_name: str
+    preset: str
+    players: list[str]
+    record: dict[str, Any]
+    result: dict[str, Any]
+    started: float
+    ended: float
+    started_wall: float | None = None
+    """When it was dealt (wall clock), if known better than from ``started`` (a restored game)."""

@@ -1,0 +1,284 @@
+"""The lobby: the tables of one server and the requests about them (list, create, join,
+leave, watch, start, act, chat, resume, add_bot).
+
+Each handler checks the request, lets the table (:class:`server.table.Table`) change and
+returns a :class:`~server.reply.Reply`: the answer, what the change means for everyone else
+(an outbox), and what follows (a finished game is recorded, an empty table closes). It never
+sends anything itself (see :mod:`server.reply`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Act,
+    AddBot,
+    Chat,
+    CreateTable,
+    Error,
+    Join,
+    Joined,
+    Leave,
+    ListTables,
+    Ok,
+    Resume,
+    Start,
+    TableCreated,
+    Tables,
+    Watch,
+    Watching,
+)
+from server.auth import new_token, token_hash, token_matches
+from server.config import ServerConfig
+from server.coordination import FinishedGame, TableError
+from server.durability import Durability
+from server.engine import RulesError, check_seats, make_rules, parse_cards
+from server.engine.cards import CardError
+from server.engine.deal import check_deck
+from server.hosted import HostedBots
+from server.reply import Handlers, Reply
+from server.session import ClientSession
+from server.table import Changed, Outbox, Table
+
+log = logging.getLogger(__name__)
+
+
+class Lobby:
+    """The tables of one server (see the module docstring).
+
+    ``durable`` gives the journal (the server has one once it started); ``game_over`` is
+    told of every finished game, after the answer to the action that finished it."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        hosted: HostedBots,
+        *,
+        durable: Callable[[], Durability],
+        game_over: Callable[[Table, FinishedGame], None],
+    ) -> None:
+        self.config = config
+        self.hosted = hosted
+        self.durable = durable
+        self.game_over = game_over
+        self.tables: dict[int, Table] = {}
+        self.next_table_id = 1
+        self.next_game_id = 1
+
+    def register(self, handlers: Handlers) -> None:
+        handlers.add(ListTables, self._list)
+        handlers.add(CreateTable, self._create)
+        handlers.add(Join, self._join)
+        handlers.add(Leave, self._leave)
+        handlers.add(Watch, self._watch)
+        handlers.add(Start, self._start)
+        handlers.add(Act, self._act)
+        handlers.add(Chat, self._chat)
+        handlers.add(Resume, self._resume)
+        handlers.add(AddBot, self._add_bot)
+
+    # --- the registry
+
+    def table(self, table_id: int) -> Table:
+        t = self.tables.get(table_id)
+        if t is None:
+            raise TableError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}")
+        return t
+
+    def add(self, make: Callable[[int], Table]) -> Table:
+        """Register the table ``make(id)`` builds with the next table id."""
+        table = make(self.next_table_id)
+        self.tables[table.id] = table
+        self.next_table_id += 1
+        return table
+
+    def new_game_id(self) -> int:
+        game_id = self.next_game_id
+        self.next_game_id += 1
+        return game_id
+
+    def drop_table(self, table_id: int) -> None:
+        """Close a table (its live rows go in the same batch); the bundled bots that played
+        there stop."""
+        t = self.tables.pop(table_id, None)
+        if t is None:
+            return
+        self.durable().table_gone(table_id)
+        if t.tournament is None:  # (a tournament's bots play its next tables on the same connection)
+            for st in t.seats:
+                if st is not None and isinstance(st.session, ClientSession) and st.session.house is not None:
+                    st.session.close()
+
+    def reseat_house_bots(self) -> list[Table]:
+        """After a restart: start again the bundled bots that held seats (or sat in for absent
+        players) at tables other than a tournament's, each with a new seat token. Returns the
+        tables whose tokens changed (their snapshots must be written)."""
+        changed = []
+        for t in self.tables.values():
+            if t.tournament is not None:
+                continue  # a tournament's bots register again and get their seats back
+            for i, st in enumerate(t.seats):
+                if st is None or st.session is not None:
+                    continue
+                if st.house is not None:
+                    token, st.token_hash = new_token()
+                    self.hosted.reseat(st.house, st.name, table=t.id, seat=i, token=token)
+                elif st.stand_in is not None and st.stand_in_kind is not None:
+                    token, st.stand_in_hash = new_token()
+                    self.hosted.reseat(st.stand_in_kind, st.stand_in, table=t.id, seat=i, token=token)
+                else:
+                    continue
+                changed.append(t)
+        return changed
+
+    def holds_seat(self, name: str, token: str) -> bool:
+        """Whether ``token`` is the token of a seat that ``name`` holds at some table."""
+        low = name.lower()
+        return any(
+            st is not None and st.name.lower() == low and token_matches(token, st.token_hash)
+            for t in self.tables.values()
+            for st in t.seats
+        )
+
+    # --- requests
+
+    def _list(self, s: ClientSession, msg: ListTables) -> Reply:
+        return Reply(Tables(id=msg.id, tables=[t.summary() for t in self.tables.values()]))
+
+    def _create(self, s: ClientSession, msg: CreateTable) -> Reply:
+        if len(self.tables) >= self.config.limits.max_tables:
+            raise TableError(ErrorCode.TABLE_FULL, "the server has as many tables as it allows")
+        try:
+            rules = make_rules(msg.preset, dict(msg.options or {}))
+            check_seats(rules, msg.seats)
+            deck = None
+            if msg.deck is not None:
+                deck = parse_cards(" ".join(msg.deck))
+                check_deck(deck, rules)
+        except RulesError as exc:
+            raise TableError(ErrorCode.BAD_RULES, exc.message) from None
+        except CardError as exc:
+            raise TableError(ErrorCode.BAD_RULES, f"deck: {exc}") from None
+        table = self.add(
+            lambda table_id: Table(
+                table_id,
+                msg.name,
+                s.name,
+                rules,
+                msg.seats,
+                password_hash=token_hash(msg.password) if msg.password else None,
+                action_seconds=msg.action_seconds or self.config.action_seconds,
+                bank_seconds=msg.bank_seconds if msg.bank_seconds is not None else self.config.bank_seconds,
+                seed=msg.seed,
+                deck=deck,
+            )
+        )
+        out = Outbox(saves=[Changed(table)])
+        log.info("%s created table %d %r (%s, %d seats)", s.name, table.id, msg.name, msg.preset, msg.seats)
+        return Reply(TableCreated(id=msg.id, table=table.id), out)
+
+    def _join(self, s: ClientSession, msg: Join) -> Reply:
+        out = Outbox()
+        seat, token = self.table(msg.table).join(s, msg.seat, msg.password, out)
+        return Reply(Joined(id=msg.id, table=msg.table, seat=seat, token=token), out)
+
+    def _leave(self, s: ClientSession, msg: Leave) -> Reply:
+        out = Outbox()
+        t = self.table(msg.table)
+        t.leave(s, out)
+
+        def close_if_empty() -> None:
+            if not any(t.seats) and not t.watchers and not t.running:
+                self.drop_table(t.id)
+
+        return Reply(Ok(id=msg.id), out, after=[close_if_empty])
+
+    def _watch(self, s: ClientSession, msg: Watch) -> Reply:
+        out = Outbox()
+        self.table(msg.table).watch(s, msg.password, out, self.config.limits.max_spectators)
+        return Reply(Watching(id=msg.id, table=msg.table), out)
+
+    def _start(self, s: ClientSession, msg: Start) -> Reply:
+        out = Outbox()
+        t = self.table(msg.table)
+        t.start(s, out, time.monotonic(), self.next_game_id)
+        self.next_game_id += 1
+        return Reply(Ok(id=msg.id), out)
+
+    def _act(self, s: ClientSession, msg: Act) -> Reply:
+        out = Outbox()
+        t = self.table(msg.table)
+        finished = t.act(s, msg.seq, msg.action, out, time.monotonic())
+        # An applied action is paced by the turn order already: it costs no rate-limit token,
+        # so bots may play as fast as the game goes; refused ones do cost.
+        if finished is None:
+            return Reply(Ok(id=msg.id), out, free=True)
+        return Reply(Ok(id=msg.id), out, free=True, after=[lambda: self.game_over(t, finished)])
+
+    def _chat(self, s: ClientSession, msg: Chat) -> Reply:
+        out = Outbox()
+        self.table(msg.table).chat(s, msg.text, out)
+        return Reply(Ok(id=msg.id), out)
+
+    def _resume(self, s: ClientSession, msg: Resume) -> Reply:
+        t = self.table(msg.table)
+        out = Outbox()
+        after = []
+        seat, old = t.resume(s, msg.token, out, time.monotonic())
+        if isinstance(old, ClientSession) and old is not s:
+            if old.house is not None and old.name != s.name:
+                after.append(old.close)  # the stand-in bot whose player came back: its work is done
+            else:
+                note = f"your seat at table {t.id} was taken over by a newer connection"
+                out.send(old, Error(code=ErrorCode.BAD_TOKEN, message=note, table=t.id))
+        st = t.seats[seat]
+        assert st is not None
+        if msg.token is None:
+            # Resumed by name: a fresh token (the lost one stops working).
+            token, st.token_hash = new_token()
+        else:
+            token = msg.token
+        return Reply(Joined(id=msg.id, table=t.id, seat=seat, token=token), out, after=after)
+
+    def _add_bot(self, s: ClientSession, msg: AddBot) -> Reply:
+        t = self.table(msg.table)
+        if s.name != t.owner:
+            raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({t.owner}) can add bots")
+        known = self.hosted.names()
+        if msg.bot not in known:
+            raise TableError(
+                ErrorCode.UNKNOWN_BOT,
+                f"no bot {msg.bot!r}; this server runs: " + (", ".join(known) if known else "no bots"),
+            )
+        out = None
+        token = None
+        if msg.seat is not None and msg.seat < t.nseats and t.seats[msg.seat] is not None:
+            # A stand-in for a player who has gone (during a game too).
+            name = f"{msg.bot}-{self.hosted.next_number}"
+            token = t.hand_to_bot(s, msg.seat, name, msg.bot, time.monotonic(), self.config.reconnect_grace)
+            self.hosted.next_number += 1
+            out = Outbox(saves=[Changed(t)])
+        else:
+            if t.running:
+                raise TableError(ErrorCode.ALREADY_STARTED, "a game is running: add bots between games")
+            free = [i for i, st in enumerate(t.seats) if st is None]
+            if msg.seat is not None and (msg.seat >= t.nseats or t.seats[msg.seat] is not None):
+                raise TableError(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is not free")
+            if not free:
+                raise TableError(ErrorCode.TABLE_FULL, "no free seat at this table")
+            name = self.hosted.new_name(msg.bot)
+
+        async def seat_it() -> Ok:
+            try:
+                await self.hosted.seat(msg.bot, name, table=t.id, seat=msg.seat, token=token)
+            except Exception as exc:
+                log.warning("bot %s could not take a seat at table %d: %s", name, t.id, exc)
+                code = exc.code if isinstance(exc, TableError) else ErrorCode.SEAT_TAKEN
+                raise TableError(code, f"the bot could not take a seat: {exc}") from None
+            return Ok(id=msg.id)
+
+        return Reply(out=out, later=seat_it())

@@ -1,0 +1,345 @@
+"""One client connection: bytes in and out, the rate limit, output held for a commit, and who
+is logged in.
+
+:class:`ClientSession` is an ``asyncio.Protocol`` (callbacks measured faster than streams,
+docs/ARCHITECTURE.md, "The asyncio shell") that drives a sans-I/O :class:`protocol.connection.Connection` and hands each
+validated message to its :class:`SessionHost` (the server) once the rate limit lets it through.
+
+Resource handling
+    * Output that tells of a change is held until the journal has committed that change
+      (:meth:`ClientSession._write`, :meth:`ClientSession.release`); ``send_unheld`` and
+      ``send_now`` are the two exceptions, for messages that reveal no change.
+    * A connection whose unsent output passes ``max_output_buffer`` is aborted: it reads too
+      slowly; its seat waits for a reconnect or its clock.
+
+Rate limit (the error path included)
+    Every message costs a token of a bucket (``rate_burst`` tokens, ``rate_per_second`` more
+    each second); the messages decoded before a malformed frame pay like any other. A message
+    that finds the bucket empty is refused with ``RATE_LIMITED``, and each refusal costs a token
+    of a second bucket of the same size and rate. When that one is empty too, the connection is
+    not read from until a refusal is paid for again: the messages already read wait, in order,
+    and are then admitted or refused one by one. So a client that ignores ``retry_after``
+    cannot get frames (answers, refusals or other errors) out of the server faster than twice
+    the rate limit, nor make it work faster than that for it, while every request still gets
+    exactly one answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+from protocol.connection import Connection, ConnectionState
+from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
+from protocol.messages import Message, Ok
+from server.config import Limits
+from server.coordination import StateOut
+from server.journal import Journal
+from server.wire import encode_state
+
+log = logging.getLogger(__name__)
+
+
+class SessionHost(Protocol):
+    """What a session needs of the server it belongs to."""
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def journal(self) -> Journal | None:
+        """The journal whose commits the session's output waits for (None: nothing waits)."""
+        ...
+
+    def connected(self, s: ClientSession) -> None: ...
+
+    def disconnected(self, s: ClientSession) -> None: ...
+
+    def handle(self, s: ClientSession, msg: Message) -> None:
+        """Answer ``msg``, which the rate limit let through (exactly one answer)."""
+        ...
+
+    def holding(self, s: ClientSession) -> None:
+        """``s`` holds output until a commit: call its :meth:`ClientSession.release` after each."""
+        ...
+
+
+class ClientSession(asyncio.Protocol):
+    """One client connection (see the module docstring)."""
+
+    def __init__(self, host: SessionHost) -> None:
+        lim = host.limits
+        self.host = host
+        self.limits = lim
+        self.conn = Connection(
+            "server",
+            max_in=lim.max_frame_in,
+            max_out=lim.max_frame_out,
+            max_in_before_login=lim.max_frame_in_before_login,
+        )
+        self.transport: asyncio.Transport | None = None
+        self.address = "?"
+        self.name = ""
+        self.bot = False
+        self.guest = False
+        self.house: str | None = None
+        """The bot's kind when logged in as one of this server's bundled bots."""
+        self.logged_in = False
+        # While an answer is prepared off the event loop's turn (login, a record from disk, a
+        # bot taking its seat), later requests wait here so that answers keep their order.
+        self.waiting = False
+        self.backlog: list[Message] = []
+        now = time.monotonic()
+        self.connected_at = now
+        self.last_active = now
+        self.tokens = float(lim.rate_burst)
+        self.refusals = float(lim.rate_burst)
+        """The second bucket: what refusals may still cost before reading pauses."""
+        self.refilled = now
+        # What was read while reading is paused for refusals (a fatal protocol error last).
+        self.deferred: list[Message | RemoteProtocolError] = []
+        self._resume: asyncio.TimerHandle | None = None
+        self.closing = False
+        # Output that waits for a commit (see server.journal): (batch number, bytes), in order.
+        self.held: list[tuple[int, bytes]] = []
+        self.close_when_released = False
+
+    def __repr__(self) -> str:
+        return f"<session {self.name or '-'} {self.address}>"
+
+    # --- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports have the same interface without subclassing asyncio.Transport.
+        self.transport = cast(asyncio.Transport, transport)
+        peer = transport.get_extra_info("peername")
+        self.address = peer[0] if peer else "?"
+        self.host.connected(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.closing or self.conn.closed:
+            return  # (after a bad frame, waiting to report it: what follows it is lost anyway)
+        self.last_active = time.monotonic()
+        messages: Sequence[Message | RemoteProtocolError]
+        try:
+            messages = self.conn.receive_data(data)
+        except RemoteProtocolError as exc:
+            # What came before the bad frame is taken (and paid for) like anything else, then
+            # the error is reported and the connection closed.
+            messages = [*exc.received, exc]
+        if self.deferred:
+            self.deferred.extend(messages)  # (read before the pause took effect): in order
+            return
+        self._take(messages)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closing = True
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
+        self.deferred.clear()
+        self.host.disconnected(self)
+
+    # --- receiving
+
+    def _take(self, messages: Sequence[Message | RemoteProtocolError]) -> None:
+        """Admit ``messages`` in order through the rate limit; pause when refusals run out."""
+        for i, msg in enumerate(messages):
+            if self.closing:
+                return
+            if isinstance(msg, RemoteProtocolError):
+                if self.conn.state is ConnectionState.CLOSING:
+                    self._write(self.conn.report(msg))
+                self.close()
+                return
+            admitted = self._allow(getattr(msg, "id", None))
+            if admitted is None:
+                self._pause(messages[i:])
+                return
+            if not admitted:
+                continue
+            if self.waiting:
+                # Answered in order once the pending answer is out; the rate limit bounds the list.
+                self.backlog.append(msg)
+            else:
+                self.host.handle(self, msg)
+
+    def _pause(self, rest: Sequence[Message | RemoteProtocolError]) -> None:
+        """Stop reading until a refusal is paid for; ``rest`` waits for then."""
+        self.deferred = list(rest)
+        if self.transport is not None:
+            self.transport.pause_reading()
+        wait = (1.0 - self.refusals) / self.limits.rate_per_second
+        log.debug(
+            "%r floods (refused more than %d messages): not read from for %.3f s", self, self.limits.rate_burst, wait
+        )
+        self._resume = asyncio.get_running_loop().call_later(wait, self._unpause)
+
+    def _unpause(self) -> None:
+        self._resume = None
+        rest, self.deferred = self.deferred, []
+        self._take(rest)
+        if not self.deferred and not self.closing and self.transport is not None:
+            self.transport.resume_reading()
+
+    def _allow(self, request_id: int | None) -> bool | None:
+        """Token bucket: ``rate_per_second`` sustained, ``rate_burst`` at once. True: go on;
+        False: refused (answered with ``RATE_LIMITED``); None: not even a refusal can be paid
+        for now (the caller pauses, see the module docstring)."""
+        lim = self.limits
+        now = time.monotonic()
+        gained = (now - self.refilled) * lim.rate_per_second
+        self.refilled = now
+        self.tokens = min(float(lim.rate_burst), self.tokens + gained)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            self.refusals = min(float(lim.rate_burst), self.refusals + gained)
+            return True
+        self.refusals = min(float(lim.rate_burst), self.refusals + gained)
+        if self.refusals < 1.0:
+            return None
+        self.refusals -= 1.0
+        wait = max(0.001, math.ceil((1.0 - self.tokens) / lim.rate_per_second * 1000) / 1000)
+        self.error(ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", request_id, retry_after=wait)
+        return False
+
+    def refund(self) -> None:
+        """Give back the token of the message just handled (an applied ``act``: the turn order
+        paces those, so bots may play as fast as the game goes)."""
+        self.tokens = min(float(self.limits.rate_burst), self.tokens + 1.0)
+
+    # --- sending
+
+    def send(self, msg: Message) -> None:
+        self.send_many([msg])
+
+    def send_many(self, msgs: Sequence[Message | StateOut]) -> None:
+        """Encode ``msgs`` and write them with one call (one system call, not one each).
+
+        A broadcast :class:`~server.coordination.StateOut` is spliced from its change's
+        shared encoding (:mod:`server.wire`); other messages are validated and encoded whole.
+        """
+        if self.closing or self.transport is None:
+            return
+        chunks = []
+        conn = self.conn
+        for msg in msgs:
+            try:
+                if type(msg) is StateOut:
+                    chunks.append(encode_state(conn, msg))
+                elif type(msg) is Ok:
+                    chunks.append(conn.send_ok(msg.id))
+                else:
+                    assert not isinstance(msg, StateOut)
+                    chunks.append(conn.send(msg))
+            except LocalProtocolError:
+                log.exception("refusing to send an invalid message to %r", self)
+        if chunks:
+            self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+
+    def send_unheld(self, msg: Message) -> None:
+        """Send ``msg``, which depends on no change to the game state (``welcome``,
+        ``logged_in``, ``pong``), without waiting for the journal: at once, unless something is
+        held for this session already, then behind it (order is kept).
+
+        This is what lets a client connect and log in while the database cannot be written;
+        its requests that change state are then refused with ``STORAGE_FAILED``.
+        """
+        if self.closing or self.transport is None:
+            return
+        if self.held:
+            self.send(msg)
+            return
+        try:
+            self._put(self.conn.send(msg))
+        except LocalProtocolError:
+            log.exception("refusing to send an invalid message to %r", self)
+
+    def send_now(self, msg: Message) -> None:
+        """Send ``msg`` ahead of anything held for a commit (it must reveal no uncommitted state)."""
+        if self.closing or self.transport is None:
+            return
+        try:
+            self._put(self.conn.send(msg))
+        except LocalProtocolError:
+            log.debug("not sending %s to %r: connection is %s", msg.TYPE, self, self.conn.state)
+
+    def error(
+        self,
+        code: ErrorCode,
+        message: str,
+        request_id: int | None = None,
+        *,
+        retry_after: float | None = None,
+        reason: str | None = None,
+        table: int | None = None,
+        now: bool = False,
+    ) -> None:
+        """Send an ``error`` (held like other output unless ``now``); a fatal code closes."""
+        if self.closing or self.transport is None:
+            return
+        try:
+            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason, table=table)
+        except LocalProtocolError:
+            # The connection is past the point of sending (e.g. it already sent a fatal error).
+            log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
+            self.close()
+            return
+        if now:
+            self._put(data)
+        else:
+            self._write(data)
+        if self.conn.state is ConnectionState.CLOSED:
+            self.close()  # a fatal error (after a bad frame, the messages before it are answered first)
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data``, or hold it while what it may tell is not committed yet."""
+        if self.transport is None or self.closing:
+            return
+        journal = self.host.journal
+        if journal is not None:
+            need = journal.barrier
+            if need or self.held:
+                if self.held and self.held[-1][0] > need:
+                    need = self.held[-1][0]  # never overtake what waits already
+                if need > journal.committed:
+                    self.held.append((need, data))
+                    self.host.holding(self)
+                    return
+        self._put(data)
+
+    def release(self, committed: int) -> bool:
+        """Write what was held for batches up to ``committed``; True when nothing is held."""
+        held = self.held
+        i = 0
+        while i < len(held) and held[i][0] <= committed:
+            i += 1
+        if i:
+            data = b"".join(d for _, d in held[:i])
+            del held[:i]
+            self._put(data)
+        if not held and self.close_when_released:
+            self.close()
+        return not held
+
+    def _put(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is None or self.closing:
+            return
+        transport.write(data)
+        if transport.get_write_buffer_size() > self.limits.max_output_buffer:
+            log.warning("%r reads too slowly (%d bytes waiting): closing", self, transport.get_write_buffer_size())
+            self.closing = True
+            transport.abort()
+
+    def close(self) -> None:
+        if self.held and not self.closing:
+            self.close_when_released = True  # after what it was told is committed and sent
+            return
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+        self.closing = True

@@ -1,0 +1,138 @@
+"""The ``state`` messages of one table: a broadcast after every change, a snapshot for one
+recipient. Pure: it builds values (:mod:`server.coordination`); the shell encodes them.
+
+The hot path of the server is :meth:`StateBuilder.broadcast`: the public part of a change is
+built once for every recipient, a player's entry only when that player changed, and a seat's
+own part (hand, legal actions) only when its hand or legal actions changed. The shell then
+encodes each of these once (:mod:`server.wire`), however many recipients they go to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from protocol.messages import State
+from protocol.payloads import Event, View
+from server.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
+from server.engine import Game
+from server.engine.actions import Action
+from server.engine.view import player_key, player_view, public_view, seat_part
+from server.seat import Seat
+
+_NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
+_WATCHER_PART = SeatPart({"seat": None, "hand": None, "legal": []})  # what seat_part gives a watcher
+
+
+def time_left(deadline: float, now: float) -> float:
+    """The ``deadline`` field of a state: seconds from ``now`` to ``deadline``, never negative."""
+    return max(0.0, round(deadline - now, 3))
+
+
+class StateBuilder:
+    """Builds the states of one table, keeping each player's entry while it does not change."""
+
+    def __init__(self, table_id: int, nseats: int) -> None:
+        self.table_id = table_id
+        self._players: list[tuple[tuple[Any, ...], PlayerEntry] | None] = [None] * nseats
+
+    def players(self, game: Game, seats: Sequence[Seat | None]) -> list[PlayerEntry]:
+        """The view's ``players`` (with names, bot and away marks).
+
+        A player's entry changes only when that player acts or is acted upon, so each is
+        built again only when its key changes (most changes touch one player)."""
+        cache = self._players
+        out = []
+        for i, st in enumerate(seats):
+            key = (player_key(game, i), st.name, st.bot, st.session is None, st.timeouts) if st else player_key(game, i)
+            hit = cache[i]
+            if hit is None or hit[0] != key:
+                d = player_view(game, i)
+                d.update(
+                    {"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
+                    if st
+                    else _NOBODY
+                )
+                hit = cache[i] = (key, PlayerEntry(d))
+            out.append(hit[1])
+        return out
+
+    def snapshot(
+        self,
+        game: Game,
+        seats: Sequence[Seat | None],
+        seat: int | None,
+        *,
+        seq: int,
+        game_id: int,
+        events: list[dict[str, Any]],
+        deadline: float | None,
+    ) -> State:
+        """The whole state for ``seat`` (None: a watcher), sent to one recipient (a player who
+        comes back, a new watcher); ``deadline`` as in :func:`time_left`."""
+        view = public_view(game, players=[p.value for p in self.players(game, seats)])
+        view.update(seat_part(game, seat))
+        # The engine builds the view and the events as plain dicts; their shapes are the
+        # protocol's View and Event (tests/protocol check the engine's output against them).
+        return State(
+            table=self.table_id,
+            seq=seq,
+            game=game_id,
+            view=cast(View, view),
+            events=cast(list[Event], events),
+            deadline=deadline,
+        )
+
+    def broadcast(
+        self,
+        game: Game,
+        seats: Sequence[Seat | None],
+        watchers: Sequence[Session],
+        *,
+        seq: int,
+        game_id: int,
+        events: list[dict[str, Any]],
+        turn_ends: float,
+        now: float,
+        acted: int | None,
+    ) -> list[tuple[Session, StateOut]]:
+        """Every seat's own state and the watchers' (in seat order, then the watchers).
+
+        Also notes in each seat what it was last sent (its legal actions, and ``acted_seq``
+        when what it may do changed or it acted itself: see :class:`server.table.Table`).
+        ``turn_ends``: when the clock of a seat to act runs out, before its bank."""
+        players = self.players(game, seats)
+        public = public_view(game, players=[])
+        del public["players"]  # shared separately, entry by entry
+        change = StateChange(
+            {"type": State.TYPE, "table": self.table_id, "seq": seq, "game": game_id, "events": events},
+            public,
+            players,
+        )
+        out: list[tuple[Session, StateOut]] = []
+        to_act = game.to_act()
+        for i, s in enumerate(seats):
+            if s is None:
+                continue
+            # Only seats in to_act have legal actions; asking for the others would also evict
+            # the engine's one-entry cache, which apply() then needs for the seat to act.
+            legal: tuple[Action, ...] = game.legal_actions(i) if i in to_act else ()
+            if legal != s.legal or i == acted:
+                s.legal = legal
+                s.acted_seq = seq
+            if s.session is None:
+                continue
+            # The hand's rank groups determine its cards; legal tuples are cached by the engine.
+            key = (tuple(game.groups[i].values()), legal)
+            part = s.part
+            if part is None or key != s.part_key:
+                own_part = seat_part(game, i, legal)
+                part = s.part = SeatPart(own_part)
+                s.part_key = key
+                s.sent = (own_part["legal"], legal)
+            own = {"deadline": time_left(turn_ends + s.bank, now)} if i in to_act else {}
+            out.append((s.session, StateOut(change, own, part)))
+        if watchers:
+            item = StateOut(change, {}, _WATCHER_PART)
+            out.extend((w, item) for w in watchers)
+        return out

@@ -1,0 +1,99 @@
+"""The tournament's facts as the protocol's payloads: what ``tournament``, ``tournaments``,
+``tournament_game`` and ``tournament_over`` carry.
+
+The director and the standings (:mod:`server.tournament.director`,
+:mod:`server.tournament.standings`) are pure computations that the client-side organiser
+shares, so they may not import :mod:`protocol`; this module, on the server side of that line,
+turns their objects into the :mod:`protocol.payloads` TypedDicts that mypy checks against the
+message declarations. Numbers are rounded here for the wire (ratings to 3 decimals, means,
+rates and head-to-head differences to 4); a statistic without enough games is null.
+"""
+
+from __future__ import annotations
+
+import math
+
+from protocol.payloads import ParticipantInfo, StandingRow, TournamentGameResult, TournamentInfo
+
+from .director import Finished, Tournament
+from .standings import Row, head_to_head, standings
+
+__all__ = ["game_result", "standing_row", "tournament_info"]
+
+
+def _stat(x: float) -> float | None:
+    """A statistic for the wire: null when undefined (NaN: too few games), else 4 decimals."""
+    return None if math.isnan(x) else round(x, 4)
+
+
+def standing_row(rank: int, row: Row) -> StandingRow:
+    """Row ``rank`` (1 = best) of the standings."""
+    return StandingRow(
+        rank=rank,
+        name=row.name,
+        rating=round(row.mu, 3),
+        rating_95=round(row.rating_interval, 3),
+        sigma=round(row.sigma, 3),
+        games=row.games,
+        mean_place=_stat(row.mean_place),
+        mean_place_95=_stat(row.mean_place_interval),
+        loss_rate=_stat(row.loss_rate),
+        loss_rate_95=_stat(row.loss_rate_interval),
+        firsts=row.firsts,
+        timeouts=row.timeouts,
+        illegal=row.illegal,
+        disconnects=row.disconnects,
+    )
+
+
+def tournament_info(t: Tournament) -> TournamentInfo:
+    """Public facts about ``t``: settings, participants, progress, standings and head-to-head."""
+    s = t.settings
+    names = t.names
+    results = [f.result for f in t.finished]
+    rows = standings(names, results) if names else []
+    h2h = head_to_head(names, results)
+    return TournamentInfo(
+        tournament=t.id,
+        name=s.name,
+        organiser=t.organiser,
+        status=t.status,
+        preset=s.preset,
+        options=s.options,
+        seats=s.seats,
+        games=s.games,
+        schedule=s.schedule,
+        hero=s.hero,
+        permute=s.permute,
+        master_seed=s.master_seed,
+        concurrency=s.concurrency,
+        action_seconds=s.action_seconds,
+        participants=[
+            ParticipantInfo(name=p.name, bot=p.bot, house=p.house, connected=p.connected)
+            for p in t.participants.values()
+        ],
+        games_total=t.total,
+        games_finished=len(t.finished) + len(s.done),
+        tables=sorted(t.running),
+        standings=[standing_row(i, r) for i, r in enumerate(rows, 1)],
+        head_to_head={a: {b: _stat(v) for b, v in cols.items()} for a, cols in h2h.items()},
+    )
+
+
+def game_result(fin: Finished) -> TournamentGameResult:
+    """A finished game as ``tournament_game.result`` reports it to the organiser."""
+    r = fin.result
+    return TournamentGameResult(
+        number=r.number,
+        deal=r.deal,
+        seed=fin.spec.seed,
+        rotation=fin.spec.rotation,
+        seats=list(r.seats),
+        places=list(r.places),
+        capped=r.capped,
+        timeouts=list(r.timeouts),
+        illegal=list(r.illegal),
+        disconnects=list(r.disconnects),
+        actions=fin.actions,
+        server_game=fin.server_game,
+    )

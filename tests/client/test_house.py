@@ -1,0 +1,145 @@
+"""The server's own bots (:class:`client.house.HouseBots`) on a real server on 127.0.0.1: a bot
+added to a table plays a game to its end; a stand-in plays a gone player's seat to the end; a
+tournament's bundled bots register and play it through; a bot that cannot sit raises to the
+caller (and is not also logged as a failure); :meth:`~client.house.HouseBots.stop` ends every
+bot and closes its connection.
+
+The people at the tables are raw protocol clients (:class:`tests.server.client.TestClient`)
+that play their first legal action, so everything the bots do is seen on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from client.house import HouseBots
+from client.sdk import ServerError
+from server.app import App
+from tests.server.client import TestClient, make_table
+
+
+async def person(app: App, name: str) -> TestClient:
+    c = await TestClient.connect(app.port, name=name)
+    await c.login(name)
+    return c
+
+
+async def play_first_legal_until_game_over(c: TestClient, table: int, timeout: float = 30.0) -> dict[str, Any]:
+    """Play ``c``'s first legal action on every state that offers one, until ``game_over``."""
+    while True:
+        f = await c.recv(timeout)
+        assert f is not None, f"{c.name}: closed before the game ended"
+        if f.get("type") == "game_over" and f["table"] == table:
+            return f
+        if f.get("type") == "state" and f["table"] == table and f["view"]["legal"]:
+            c.send({"type": "act", "table": table, "seq": f["seq"], "action": f["view"]["legal"][0]})
+
+
+def presence(c: TestClient, event: str, seat: int) -> bool:
+    return any(f.get("type") == "presence" and f["event"] == event and f["seat"] == seat for f in c.frames)
+
+
+async def test_an_added_bot_plays_a_game_to_the_end(make_app: Any) -> None:
+    """add_bot seats a bundled bot, which plays every one of its turns (no timeouts) until the
+    game is over; it sits as a bot under its own name."""
+    app = await make_app(bots=HouseBots())
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2, "seed": 5}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
+    summary = (await alice.ok({"type": "list_tables"}, "tables"))["tables"][0]
+    assert summary["seats"][1]["bot"] and summary["seats"][1]["name"].startswith("greedy-")
+    await alice.ok({"type": "start", "table": t}, "ok")
+    over = await play_first_legal_until_game_over(alice, t)
+    assert sorted(over["result"]["places"]) == [0, 1]
+    assert over["tally"]["timeouts"] == [0, 0]  # the bot played its turns itself
+    await alice.close()
+
+
+async def test_a_stand_in_plays_a_gone_players_seat_to_the_end(make_app: Any) -> None:
+    """A player leaves mid-game; the owner hands the seat to a bot (a resume with the seat's
+    token, done by the host), which plays it until the game is over."""
+    app = await make_app(bots=HouseBots(), reconnect_grace=0.0)
+    alice, bob = await person(app, "alice"), await person(app, "bob")
+    t = await make_table([alice, bob], action_seconds=600)
+    await bob.close()
+    await alice.wait_for(lambda: presence(alice, "dropped", 1))
+    await alice.ok({"type": "add_bot", "table": t, "bot": "random", "seat": 1}, "ok")
+    await alice.wait_for(lambda: presence(alice, "replaced", 1))
+    over = await play_first_legal_until_game_over(alice, t)
+    assert sorted(over["result"]["places"]) == [0, 1] and over["tally"]["timeouts"] == [0, 0]
+    await alice.close()
+
+
+class WatchedHouse(HouseBots):
+    """The real host, telling the test when a tournament bot has registered (``enter`` returned)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
+        await super().enter(bot, host=host, port=port, tournament=tournament, name=name, password=password)
+        self.entered.append(name)
+        self.changed.set()
+
+
+async def test_bundled_tournament_bots_register_and_play_it_through(make_app: Any) -> None:
+    """create_tournament with two bundled bots: the host enters both (each registers), and
+    they play every game of the tournament."""
+    host = WatchedHouse()
+    app = await make_app(bots=host)
+    olga = await person(app, "olga")
+    created = {"type": "create_tournament", "name": "house", "preset": "classic", "seats": 2, "games": 2}
+    tid = (await olga.ok({**created, "bots": ["greedy", "random"]}, "tournament_created"))["tournament"]
+    async with asyncio.timeout(20):
+        while len(host.entered) < 2:
+            host.changed.clear()
+            await host.changed.wait()
+    info = (await olga.ok({"type": "get_tournament", "tournament": tid}, "tournament"))["info"]
+    assert sorted(p["name"] for p in info["participants"]) == ["greedy", "random"]
+    await olga.ok({"type": "start_tournament", "tournament": tid}, "ok")
+    over = await olga.recv_until("tournament_over", timeout=60)
+    info = over["info"]
+    assert info["games_finished"] == 2
+    assert sorted(r["name"] for r in info["standings"]) == ["greedy", "random"]
+    assert all(r["games"] == 2 and r["timeouts"] == 0 and r["illegal"] == 0 for r in info["standings"])
+    await olga.close()
+
+
+async def test_a_bot_that_cannot_sit_raises_to_the_caller(make_app: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """seat() raises the server's refusal (here: no such table), and the failure is not logged
+    a second time as a bot that failed while playing."""
+    host = HouseBots()
+    app = await make_app(bots=host)
+    app.house_logins["greedy-77"] = "one-time"  # (what the server does before it calls seat)
+    with caplog.at_level(logging.ERROR, logger="client.house"), pytest.raises(ServerError) as refused:
+        await host.seat(
+            "greedy", host="127.0.0.1", port=app.port, table=999, seat=None, name="greedy-77", password="one-time"
+        )
+    assert refused.value.code == "UNKNOWN_TABLE"
+    assert not [r for r in caplog.records if r.name == "client.house"]
+    with pytest.raises(ValueError, match="unknown bot"):
+        await host.seat("deep-blue", host="127.0.0.1", port=app.port, table=1, seat=None, name="x", password="y")
+
+
+async def test_stop_ends_every_bot_and_closes_its_connection(make_app: Any) -> None:
+    """Two bots sit at a table; stop() returns once both have ended, and the table sees both
+    connections go."""
+    host = HouseBots()
+    app = await make_app(bots=host)
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 3}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    for _ in range(2):
+        await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
+    await alice.ok({"type": "start", "table": t}, "ok")
+    await alice.recv_until("state")
+    await host.stop()
+    await alice.wait_for(lambda: presence(alice, "dropped", 1) and presence(alice, "dropped", 2))
+    await alice.close()
