@@ -129,7 +129,7 @@ class Stats:
         self.lost = 0
 
 
-class Client(asyncio.Protocol):
+class LoadClient(asyncio.Protocol):
     """One game connection: raw length-prefixed msgpack, no validation (speed first)."""
 
     def __init__(self, stats: Stats) -> None:
@@ -261,10 +261,10 @@ async def expect(fut: asyncio.Future[dict[str, Any]], want: str) -> dict[str, An
     return reply
 
 
-async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semaphore) -> Client:
+async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semaphore) -> LoadClient:
     loop = asyncio.get_running_loop()
     async with sem:
-        _, c = await loop.create_connection(lambda: Client(stats), HOST, port)
+        _, c = await loop.create_connection(lambda: LoadClient(stats), HOST, port)
         hello = c.request({"type": "hello", "version": 1, "client": "bench"})
         login = c.request({"type": "login", "name": name, "guest": True})  # pipelined after hello
         await expect(hello, "welcome")
@@ -272,7 +272,7 @@ async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semapho
     return c
 
 
-async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio.Semaphore) -> list[Client]:
+async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio.Semaphore) -> list[LoadClient]:
     clients = await asyncio.gather(*(connect_login(port, stats, f"{prefix}t{i}s{s}", sem) for s in range(4)))
     owner = clients[0]
     owner.owner = True
@@ -286,7 +286,7 @@ async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio
     return clients
 
 
-async def open_idle(port: int, stats: Stats, prefix: str, count: int, sem: asyncio.Semaphore) -> list[Client]:
+async def open_idle(port: int, stats: Stats, prefix: str, count: int, sem: asyncio.Semaphore) -> list[LoadClient]:
     return list(await asyncio.gather(*(connect_login(port, stats, f"{prefix}i{k}", sem) for k in range(count))))
 
 

@@ -53,7 +53,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.bot import Bot  # noqa: E402
 from client.bots.search import SearchBot  # noqa: E402
-from server.engine import Game, build_deck, event_to_dict, make_rules, parse_action, view_for  # noqa: E402
+from protocol.payloads import GameResult, Tally  # noqa: E402
+from server.engine import (  # noqa: E402
+    Game,
+    GameOutcome,
+    SeriesTally,
+    build_deck,
+    event_to_dict,
+    make_rules,
+    parse_action,
+    view_for,
+)
 
 SEATS = 4
 LAYOUTS = {"2v2": (0, 0, 1, 1), "1v3": (0, 1, 1, 1)}
@@ -118,10 +128,33 @@ def play(game: Game, bots: list[Bot]) -> tuple[tuple[int, ...], int]:
             p.extend(events)
     outcome = game.outcome()
     assert outcome is not None
+    result, tally = game_over(outcome, [bot.name for bot in bots])
     for s, bot in enumerate(bots):
         bot.observe(view_for(game, s), pending[s])
-        bot.on_game_over(outcome.to_dict(), {})
+        bot.on_game_over(result, tally)
     return outcome.places, errors
+
+
+def game_over(outcome: GameOutcome, players: list[str]) -> tuple[GameResult, Tally]:
+    """The ``result`` and ``tally`` a ``game_over`` message would carry for this one game (a
+    series of one: the benchmark deals every game afresh; no clock, so no timeouts)."""
+    one = SeriesTally(len(players))
+    one.add(outcome.places, outcome.capped)
+    result: GameResult = {
+        "places": list(outcome.places),
+        "loser": outcome.loser,
+        "capped": outcome.capped,
+        "flush": outcome.flush,
+        "players": players,
+    }
+    tally: Tally = {
+        "places": one.places,
+        "losses": one.losses,
+        "capped": one.capped,
+        "players": players,
+        "timeouts": [0] * len(players),
+    }
+    return result, tally
 
 
 @dataclass

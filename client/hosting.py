@@ -5,13 +5,13 @@ the server's own bots (:mod:`client.house`) and ``shithead-tournament``'s bundle
 (:mod:`client.tournament.organiser`) all connect with :func:`connect_bot`, sit with
 :func:`take_seat`, and play with :class:`~client.bot_runner.BotRunner` (one table) or
 :class:`~client.tournament_player.TournamentPlayer` (a tournament). Reconnecting is the SDK's
-(``Login.reconnect``); what a bot does after a reconnect is the runner's.
+(``LoginOptions.reconnect``); what a bot does after a reconnect is the runner's.
 
 Library use::
 
-    stats = await play(GreedyBot(), PlayOptions(login=Login(name="greedy-1"), games=3))
+    stats = await play(GreedyBot(), PlayOptions(login=LoginOptions(name="greedy-1"), games=3))
 
-The options are frozen dataclasses: :class:`Login` (where and as whom), :class:`Seating` (where
+The options are frozen dataclasses: :class:`LoginOptions` (where and as whom), :class:`Seating` (where
 to sit, with :class:`NewTable` for a table the bot creates) and :class:`PlayOptions` (the
 three, plus how many games and where the bot thinks).
 """
@@ -33,7 +33,7 @@ from protocol.errors import ErrorCode
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
-    "Login",
+    "LoginOptions",
     "NewTable",
     "PlayOptions",
     "Seating",
@@ -62,7 +62,7 @@ _TAKEN = frozenset(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Login:
+class LoginOptions:
     """Where a bot connects and as whom it logs in (always as a bot).
 
     Attributes:
@@ -143,13 +143,13 @@ class PlayOptions:
             :class:`~client.bot_runner.BotRunner`).
     """
 
-    login: Login
+    login: LoginOptions
     seating: Seating = field(default_factory=Seating)
     games: int | None = None
     think_in_thread: bool = False
 
 
-async def connect_bot(login: Login) -> Client:
+async def connect_bot(login: LoginOptions) -> Client:
     """A connected client, logged in as a bot. Closes the client again if the login fails.
     Raises :class:`~client.sdk.ServerError` when the login is refused, ``OSError`` when the
     server cannot be reached."""
@@ -258,7 +258,7 @@ async def play(bot: Bot, options: PlayOptions, *, on_seated: Callable[[int, int]
 
 async def play_tournament(
     make: Callable[[int], Bot],
-    login: Login,
+    login: LoginOptions,
     tournament: int,
     *,
     think_in_thread: bool = False,

@@ -24,7 +24,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
 from client.bots import bot_names, make_bot, thinks_in_thread
-from client.hosting import Login, PlayOptions, Seating, play, play_tournament
+from client.hosting import LoginOptions, PlayOptions, Seating, play, play_tournament
 
 __all__ = ["HouseBots"]
 
@@ -46,10 +46,10 @@ class HouseBots:
         return bot_names()
 
     @staticmethod
-    def _login(bot: str, host: str, port: int, name: str, password: str) -> Login:
+    def _login(bot: str, host: str, port: int, name: str, password: str) -> LoginOptions:
         # No reconnecting: the login is good once, and the server is in this very process (if
         # it goes, so do its bots).
-        return Login(
+        return LoginOptions(
             name=name, password=password, guest=False, host=host, port=port, reconnect=False, client_name=f"house-{bot}"
         )
 

@@ -25,7 +25,7 @@ from client.bots import bot_names, make_bot, thinks_in_thread
 from client.hosting import (
     DEFAULT_HOST,
     DEFAULT_PORT,
-    Login,
+    LoginOptions,
     NewTable,
     PlayOptions,
     Seating,
@@ -79,7 +79,7 @@ def options_from_args(args: argparse.Namespace, *, name: str, bot_name: str) -> 
     """What :func:`~client.hosting.play` needs for the table the command line asks for,
     playing as ``name`` with the bot called ``bot_name``."""
     mode = "json" if args.json else "msgpack"
-    login = Login(
+    login = LoginOptions(
         name=name,
         host=args.host,
         port=args.port,
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
             def make(game: int) -> Bot:
                 return make_bot(args.bot) if bot_given is None else copy.deepcopy(bot_given)
 
-            login = Login(
+            login = LoginOptions(
                 name=name,
                 host=args.host,
                 port=args.port,

@@ -23,9 +23,9 @@ drops before the answer, or made while disconnected, raises :class:`ConnectionLo
 :class:`protocol.messages.Message` the connection decoded (``State``, ``TableUpdate``...), its
 nested maps typed by :mod:`protocol.payloads` (``State.view`` is a ``View``): nothing is
 re-encoded on the way to the caller. Answers come back the same way (:meth:`Client.request`),
-or as their useful part (:meth:`Client.list_tables`: the summaries). A message can also be
-read like its wire map (``msg["type"]``, ``msg.get("deadline")``), for code written against
-PROTOCOL.md's maps.
+or as their useful part (:meth:`Client.list_tables`: the summaries). Read a message by its
+class and attributes (``isinstance(msg, State)``, ``msg.deadline``); an optional field absent
+on the wire is None.
 
 **Pushed messages.** Everything that answers no request (``state``, ``table_update``,
 ``chat_message``, ``game_over``, an ``error`` without a pending id) is queued in the order
@@ -115,15 +115,15 @@ from .sdk_events import (
     Closed,
     ConnectionLost,
     Disconnected,
+    HeldSeat,
     Item,
     LostSeat,
     Reconnected,
     ResumedSeat,
-    Seat,
     ServerError,
 )
 
-__all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "Item", "Seat", "ServerError"]
+__all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "HeldSeat", "Item", "ServerError"]
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ class Client:
         self.logged_in: LoggedIn | None = None  #: The last ``logged_in``, or None before login.
         self.states: dict[int, State] = {}  #: The latest ``state`` per table id.
         self.summaries: dict[int, TableSummary] = {}  #: The latest summary per table id.
-        self.seats: dict[int, Seat] = {}  #: Seats held by table id (resumed after a reconnect).
+        self.seats: dict[int, HeldSeat] = {}  #: Seats held by table id (resumed after a reconnect).
         self.watching: dict[int, str | None] = {}  #: Tables watched, with their passwords.
         self.reconnects = 0  #: How many times the connection was re-established.
         #: Whether requests may be sent now (not before the handshake, while reconnecting,
@@ -372,18 +372,18 @@ class Client:
         )
         return _expect(answer, TableCreated).table
 
-    async def join(self, table: int, seat: int | None = None, password: str | None = None) -> Seat:
-        """Take a seat (``seat`` or the first free one); returns ``Seat(seat, token)``, which
+    async def join(self, table: int, seat: int | None = None, password: str | None = None) -> HeldSeat:
+        """Take a seat (``seat`` or the first free one); returns ``HeldSeat(seat, token)``, which
         the client also keeps in :attr:`seats` to resume after a reconnect."""
         answer = _expect(await self.request(Join, table=table, seat=seat, password=password), Joined)
-        held = self.seats[table] = Seat(answer.seat, answer.token)
+        held = self.seats[table] = HeldSeat(answer.seat, answer.token)
         self.watching.pop(table, None)
         return held
 
-    async def resume(self, table: int, token: str | None = None) -> Seat:
+    async def resume(self, table: int, token: str | None = None) -> HeldSeat:
         """Take a seat back with its token (a registered account may leave it out)."""
         answer = _expect(await self.request(Resume, table=table, token=token), Joined)
-        self.seats[table] = Seat(answer.seat, answer.token)
+        self.seats[table] = HeldSeat(answer.seat, answer.token)
         return self.seats[table]
 
     async def watch(self, table: int, password: str | None = None) -> None:
@@ -665,7 +665,7 @@ class Client:
                 # no resume then): this attempt failed, the seat is still ours to try again.
                 raise exc
             elif isinstance(answer := p.future.result(), Joined):
-                self.seats[table] = Seat(answer.seat, answer.token)
+                self.seats[table] = HeldSeat(answer.seat, answer.token)
                 resumed.append({"table": table, "seat": answer.seat})
             else:
                 watching.append(table)

@@ -1,18 +1,17 @@
 """The SDK's vocabulary besides the protocol's messages: the connection events that
 :meth:`client.sdk.Client.messages` yields between the server's messages, the errors its
-requests raise, and :class:`Seat`.
+requests raise, and :class:`HeldSeat`.
 
 A connection event is a frozen dataclass with a ``TYPE`` that is no wire type (see
-:data:`PSEUDO_EVENTS`); like a :class:`protocol.messages.Message` it can be read as a map
-(``event["type"]``, ``event.get("reason")``), so one loop can read both. New code tests the
-class (``isinstance(item, Disconnected)``) and reads the attributes.
+:data:`PSEUDO_EVENTS`), so a log line can name any item by its ``TYPE``. Read an item as a
+message is read: test its class (``isinstance(item, Disconnected)``, or ``match``) and read
+its attributes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, NamedTuple, TypeAlias, TypedDict
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple, TypeAlias, TypedDict
 
 from protocol.errors import FATAL
 from protocol.messages import Message
@@ -24,13 +23,12 @@ __all__ = [
     "ConnectionEvent",
     "ConnectionLost",
     "Disconnected",
+    "HeldSeat",
     "Item",
     "LostSeat",
-    "MapView",
     "Reconnected",
     "Reconnecting",
     "ResumedSeat",
-    "Seat",
     "ServerError",
 ]
 
@@ -70,8 +68,9 @@ class ClientClosed(ConnectionLost):
     """The client was closed (by :meth:`Client.close`, or after reconnecting failed)."""
 
 
-class Seat(NamedTuple):
-    """A seat held at a table: its number and the secret token that takes it back."""
+class HeldSeat(NamedTuple):
+    """A seat this client holds at a table: its number and the secret token that takes it back
+    (what :meth:`client.sdk.Client.join` and ``resume`` return, and ``Client.seats`` holds)."""
 
     seat: int
     token: str
@@ -92,38 +91,8 @@ class LostSeat(TypedDict):
     message: str
 
 
-class MapView:
-    """Base of dataclass events read like a wire map: ``event["type"]`` is ``TYPE``, the
-    other keys are the dataclass fields (for code that reads messages and events alike)."""
-
-    TYPE: ClassVar[str]
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "type":
-            return self.TYPE
-        if key in {f.name for f in fields(self)}:  # type: ignore[arg-type]
-            return getattr(self, key)
-        raise KeyError(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def __contains__(self, key: object) -> bool:
-        return key == "type" or key in {f.name for f in fields(self)}  # type: ignore[arg-type]
-
-    def __iter__(self) -> Iterator[str]:
-        return self.keys()
-
-    def keys(self) -> Iterator[str]:
-        yield "type"
-        yield from (f.name for f in fields(self))  # type: ignore[arg-type]
-
-
 @dataclass(frozen=True)
-class Disconnected(MapView):
+class Disconnected:
     """The connection dropped. ``code``: the fatal error the server sent first, if any;
     ``reconnecting``: whether the client tries again."""
 
@@ -134,7 +103,7 @@ class Disconnected(MapView):
 
 
 @dataclass(frozen=True)
-class Reconnecting(MapView):
+class Reconnecting:
     """The client waits ``retry_in`` seconds before its next attempt and gives up
     ``gives_up_in`` seconds from now (a UI shows it as a countdown)."""
 
@@ -145,7 +114,7 @@ class Reconnecting(MapView):
 
 
 @dataclass(frozen=True)
-class Reconnected(MapView):
+class Reconnected:
     """Logged in again: ``resumed``, the seats taken back; ``watching``, the tables watched
     again; ``lost``, those refused. Requests flow again once the resumes are sent, so the
     snapshot ``state`` of a resumed seat may come, and be acted on, before this event."""
@@ -158,7 +127,7 @@ class Reconnected(MapView):
 
 
 @dataclass(frozen=True)
-class Closed(MapView):
+class Closed:
     """The client is closed for good: the last item of :meth:`Client.messages`."""
 
     TYPE: ClassVar[str] = "closed"

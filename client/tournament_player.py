@@ -23,7 +23,7 @@ from client.bot_runner import BotRunner, RunStats
 from client.sdk import Client, ConnectionLost, ServerError
 from client.sdk_events import Closed, Item, Reconnected
 from protocol.messages import GameOver, Register, Seated, State, TableUpdate, TournamentOver
-from protocol.payloads import TournamentInfo
+from protocol.payloads import TournamentDetails
 
 __all__ = ["PlayerStats", "TournamentPlayer"]
 
@@ -36,7 +36,7 @@ class PlayerStats:
 
     tables: int = 0
     runs: list[RunStats] = field(default_factory=list)
-    info: TournamentInfo | None = None
+    info: TournamentDetails | None = None
     """The final tournament info from ``tournament_over`` (None if the run ended otherwise)."""
     end_reason: str = ""
 

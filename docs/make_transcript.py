@@ -150,7 +150,7 @@ def _dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-class Client:
+class TranscriptClient:
     """A raw JSON-lines client that logs everything and checks what it receives."""
 
     def __init__(self, label: str, out: Transcript) -> None:
@@ -219,7 +219,7 @@ async def play(doc: bool) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="shithead-transcript-") as tmp:
         app = App(ServerConfig(host="127.0.0.1", port=0, db=os.path.join(tmp, "server.sqlite3")))
         await app.start()
-        a, b = Client("A", out), Client("B", out)
+        a, b = TranscriptClient("A", out), TranscriptClient("B", out)
         try:
             await _game(app.port, a, b, out)
             await a.quiet()
@@ -231,7 +231,7 @@ async def play(doc: bool) -> list[str]:
     return out.lines
 
 
-async def act(who: Client, others: list[Client], action: str) -> dict[str, Any]:
+async def act(who: TranscriptClient, others: list[TranscriptClient], action: str) -> dict[str, Any]:
     """``who`` plays ``action`` on its latest state: ok + state to it, a state to the others."""
     who.send("act", table=1, seq=who.seq, action=action)
     await who.expect("ok")
@@ -241,7 +241,7 @@ async def act(who: Client, others: list[Client], action: str) -> dict[str, Any]:
     return state
 
 
-async def _game(port: int, a: Client, b: Client, out: Transcript) -> None:
+async def _game(port: int, a: TranscriptClient, b: TranscriptClient, out: Transcript) -> None:
     out.note("alice connects; the first byte '{' selects JSON lines. hello and login are pipelined.")
     await a.connect(port)
     a.send("hello", version=1, client="transcript 1.0")
@@ -361,7 +361,7 @@ def narrate(events: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-async def reconnect(a: Client, b: Client, out: Transcript) -> None:
+async def reconnect(a: TranscriptClient, b: TranscriptClient, out: Transcript) -> None:
     """bob's connection drops while alice is to play; he comes back and resumes his seat."""
     token = None
     for line in out.lines:  # the token from bob's joined
@@ -387,7 +387,7 @@ async def reconnect(a: Client, b: Client, out: Transcript) -> None:
     await a.expect("presence", "table_update")
 
 
-def port_of(c: Client) -> int:
+def port_of(c: TranscriptClient) -> int:
     assert c.writer is not None
     return int(c.writer.get_extra_info("peername")[1])
 

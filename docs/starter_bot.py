@@ -3,6 +3,7 @@ Run it with shithead-bot's flags:  python docs/starter_bot.py --port 7433 --game
 
 from client.bot import Bot
 from client.runner import main
+from protocol.payloads import View
 
 ORDER = "3456789JQKA2TX"  # low to high: 2s, 10s and jokers are worth keeping, so they go last
 
@@ -10,7 +11,7 @@ ORDER = "3456789JQKA2TX"  # low to high: 2s, 10s and jokers are worth keeping, s
 class LowestFirst(Bot):
     name = "starter"
 
-    def choose(self, view: dict) -> str:
+    def choose(self, view: View) -> str:
         plays = [a for a in view["legal"] if a.startswith("play ")]  # "play 7h 7d": rank is a[5]
         return min(plays, key=lambda a: (ORDER.index(a[5]), -len(a))) if plays else view["legal"][0]
 

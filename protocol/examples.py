@@ -28,8 +28,7 @@ from .client_messages import (
 )
 from .errors import ErrorCode
 from .message_base import C2S, S2C, Message
-from .payloads import TableSummary, TournamentGameResult, View
-from .payloads import TournamentInfo as TournamentInfoPayload
+from .payloads import TableSummary, TournamentDetails, TournamentGameResult, View
 from .server_messages import (
     ChatMessage,
     Error,
@@ -130,7 +129,7 @@ _SUMMARY_EXAMPLE: TableSummary = {
     "fixed_deck": False,
 }
 
-_TOURNAMENT_EXAMPLE: TournamentInfoPayload = {
+_TOURNAMENT_EXAMPLE: TournamentDetails = {
     "tournament": 3,
     "name": "Friday bots",
     "organiser": "olga",

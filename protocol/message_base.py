@@ -12,7 +12,6 @@ or :data:`S2C` by ``TYPE`` and in :data:`MESSAGE_CLASSES`; a second class with t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
@@ -53,11 +52,11 @@ class Direction(StrEnum):
 class Message:
     """Base of every message class. Subclasses are made with :func:`wire_message`.
 
-    Read a message by its attributes (``state.view``, ``error.code``). It can also be read like
-    the wire map of ``docs/PROTOCOL.md`` (``msg["type"]``, ``msg["seq"]``, ``msg.get("deadline")``,
-    ``"deadline" in msg``), for code written against those maps: ``type`` is :attr:`TYPE`, and
-    an optional field that is None is absent, as on the wire. This reads the attributes; nothing
-    is encoded. Lists are tuples, enums are members (equal to their strings)."""
+    Read a message by its class and attributes (``isinstance(msg, State)``, ``state.view``,
+    ``error.code``); its wire name is :attr:`TYPE`. An optional field absent on the wire is
+    None; lists are tuples, enums are members (equal to their strings). Nested maps are the
+    plain dicts of :mod:`protocol.payloads`. The wire map itself is
+    :func:`protocol.messages.encode_message`'s business."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
@@ -72,36 +71,6 @@ class Message:
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
-
-    def __getitem__(self, key: str) -> Any:
-        """The wire map's entry ``key`` (``KeyError`` when the wire map would not have it)."""
-        if key == "type":
-            return self.TYPE
-        if key in self._FIELD_NAMES:
-            value = getattr(self, key)
-            if value is not None:
-                return value
-        raise KeyError(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """``self[key]``, or ``default`` when the wire map would not have ``key``."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def __contains__(self, key: object) -> bool:
-        return key == "type" or (isinstance(key, str) and key in self._FIELD_NAMES and getattr(self, key) is not None)
-
-    def __iter__(self) -> Iterator[str]:
-        return self.keys()
-
-    def keys(self) -> Iterator[str]:
-        """The wire map's keys: ``type``, then the fields that are not None, in wire order."""
-        yield "type"
-        for spec in self.FIELDS:
-            if getattr(self, spec.name) is not None:
-                yield spec.name
 
 
 C2S: dict[str, type[Message]] = {}

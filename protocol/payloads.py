@@ -61,7 +61,7 @@ __all__ = [
     "TookEvent",
     "TournamentGameResult",
     "TABLE_EVENT_KINDS",
-    "TournamentInfo",
+    "TournamentDetails",
     "View",
     "WelcomeLimits",
 ]
@@ -495,7 +495,7 @@ class StandingRow(TypedDict):
     disconnects: Annotated[int, "Times it was disconnected during a game."]
 
 
-class TournamentInfo(TypedDict):
+class TournamentDetails(TypedDict):
     """``tournament.info``, the items of ``tournaments.tournaments`` and ``tournament_over.info``."""
 
     tournament: Annotated[int, "The tournament id."]
@@ -572,7 +572,7 @@ PAYLOADS: tuple[type, ...] = (
     SeatSummary,
     StoredGame,
     GameRecord,
-    TournamentInfo,
+    TournamentDetails,
     ParticipantInfo,
     StandingRow,
     TournamentGameResult,

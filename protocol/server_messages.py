@@ -21,11 +21,11 @@ from .payloads import (
     StoredGame,
     TableSummary,
     Tally,
+    TournamentDetails,
     TournamentGameResult,
     View,
     WelcomeLimits,
 )
-from .payloads import TournamentInfo as TournamentInfoPayload
 
 __all__ = [
     "ChatMessage",
@@ -231,7 +231,7 @@ class TournamentInfo(Message):
     TYPE = "tournament"
     DIRECTION = Direction.S2C
     id: int = reply_id()
-    info: TournamentInfoPayload = fld(Kind.MAP, doc="The tournament (see Tournaments).")
+    info: TournamentDetails = fld(Kind.MAP, doc="The tournament (see Tournaments).")
 
 
 @wire_message
@@ -241,7 +241,7 @@ class Tournaments(Message):
     TYPE = "tournaments"
     DIRECTION = Direction.S2C
     id: int = reply_id()
-    tournaments: Sequence[TournamentInfoPayload] = fld(Kind.LIST, item=item(Kind.MAP), doc="Tournament infos.")
+    tournaments: Sequence[TournamentDetails] = fld(Kind.LIST, item=item(Kind.MAP), doc="Tournament infos.")
 
 
 @wire_message
@@ -279,7 +279,7 @@ class TournamentOver(Message):
     TYPE = "tournament_over"
     DIRECTION = Direction.S2C
     tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
-    info: TournamentInfoPayload = fld(Kind.MAP, doc="The final tournament info (as in tournament).")
+    info: TournamentDetails = fld(Kind.MAP, doc="The final tournament info (as in tournament).")
 
 
 class PresenceEvent(StrEnum):

@@ -28,11 +28,11 @@ from collections import deque
 from typing import Any
 
 from protocol.messages import GameOver
-from server.engine import Game, Tally, format_card, make_rules, parse_action, parse_card
+from server.engine import Game, SeriesTally, format_card, make_rules, parse_action, parse_card
 from server.table import Seat, Table
 from server.tournament.director import Finished, Participant, Settings, Tournament
 from server.tournament.schedule import schedule
-from server.tournament.standings import GameResult
+from server.tournament.standings import RatedGame
 
 SNAPSHOT_VERSION = 1
 
@@ -177,7 +177,7 @@ def restore_table(
         series = t.series
         series.dealer = snap["dealer"]
         tally = snap["tally"]
-        series.tally = Tally(t.nseats, [list(p) for p in tally["places"]], list(tally["losses"]), tally["capped"])
+        series.tally = SeriesTally(t.nseats, [list(p) for p in tally["places"]], list(tally["losses"]), tally["capped"])
         if rng is not None:
             set_rng_state(series.rng, rng)
         t.owner_gone = snap["owner_gone"]
@@ -296,7 +296,7 @@ def restore_tournament(snap: dict[str, Any]) -> Tournament:
         by_number = {g.number: g for g in games}
         for f in snap["finished"]:
             spec = by_number[f["number"]]
-            result = GameResult(
+            result = RatedGame(
                 f["number"],
                 f["deal"],
                 tuple(f["seats"]),

@@ -19,9 +19,18 @@ from server.engine import Game
 from server.engine.actions import Action
 from server.engine.view import player_key, player_view, public_view, seat_part
 from server.seat import Seat
+from server.engine.events import Event as EngineEvent
+from server.engine.events import event_to_dict
 
 _NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
 _WATCHER_PART = SeatPart({"seat": None, "hand": None, "legal": []})  # what seat_part gives a watcher
+
+
+def wire_events(events: Sequence[EngineEvent]) -> list[Event]:
+    """The engine's events in their wire form. The engine builds plain dicts (it may not import
+    protocol/); their shapes are the protocol's event types (tests/protocol check the engine's
+    output against them), hence the one cast here."""
+    return cast(list[Event], [event_to_dict(e) for e in events])
 
 
 def time_left(deadline: float, now: float) -> float:
@@ -65,21 +74,21 @@ class StateBuilder:
         *,
         seq: int,
         game_id: int,
-        events: list[dict[str, Any]],
+        events: list[Event],
         deadline: float | None,
     ) -> State:
         """The whole state for ``seat`` (None: a watcher), sent to one recipient (a player who
         comes back, a new watcher); ``deadline`` as in :func:`time_left`."""
         view = public_view(game, players=[p.value for p in self.players(game, seats)])
         view.update(seat_part(game, seat))
-        # The engine builds the view and the events as plain dicts; their shapes are the
-        # protocol's View and Event (tests/protocol check the engine's output against them).
+        # The engine builds the view as a plain dict (it may not import protocol/); its shape is
+        # the protocol's View (tests/protocol check the engine's output against it).
         return State(
             table=self.table_id,
             seq=seq,
             game=game_id,
             view=cast(View, view),
-            events=cast(list[Event], events),
+            events=events,
             deadline=deadline,
         )
 
@@ -91,7 +100,7 @@ class StateBuilder:
         *,
         seq: int,
         game_id: int,
-        events: list[dict[str, Any]],
+        events: list[Event],
         turn_ends: float,
         now: float,
         acted: int | None,

@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS games (
     table_name  TEXT NOT NULL,
     preset      TEXT NOT NULL,
     players     TEXT NOT NULL,      -- JSON list of names, by seat
-    record      TEXT NOT NULL,      -- JSON: server.engine.Record.to_dict() plus action times
+    record      TEXT NOT NULL,      -- JSON: server.engine.ReplayRecord.to_dict() plus action times
     result      TEXT NOT NULL,      -- JSON: places, loser, capped
     started     REAL NOT NULL,
     ended       REAL NOT NULL

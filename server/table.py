@@ -21,20 +21,20 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, Presence, PresenceEvent, State, TableUpdate
+from protocol.payloads import Event as WireEvent
 from protocol.payloads import GameResult, TableSummary, Tally
 from server.auth import new_token, token_matches
 from server.coordination import FinishedGame, Session, StateOut, TableError
 from server.engine import (
     Game,
     IllegalAction,
-    Record,
+    ReplayRecord,
     Rules,
     Series,
-    event_to_dict,
     format_action,
     parse_action,
 )
@@ -43,7 +43,7 @@ from server.engine.game import SETUP
 from server.engine.events import Event
 from server.engine.policies import greedy_policy
 from server.seat import Seat
-from server.states import StateBuilder, time_left
+from server.states import StateBuilder, time_left, wire_events
 
 __all__ = [
     "Applied",
@@ -508,7 +508,7 @@ class Table:
         events: list[Event],
         out: Outbox,
         now: float,
-        extra: list[dict[str, Any]] | None = None,
+        extra: list[WireEvent] | None = None,
     ) -> FinishedGame | None:
         game = self.game
         assert game is not None
@@ -518,7 +518,7 @@ class Table:
         out.saves.append(
             Applied(self, len(game.history) - 1, seat, action, t, extra is not None, st.bank if st is not None else 0.0)
         )
-        dicts = (extra or []) + [event_to_dict(e) for e in events]
+        dicts = (extra or []) + wire_events(events)
         # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
         if game.phase != "setup":
             self.turn_started = now
@@ -535,7 +535,7 @@ class Table:
         assert outcome is not None
         self.games_played += 1
         players = [s.name if s else "?" for s in self.seats]
-        record = Record.of(game).to_dict()
+        record = ReplayRecord.of(game).to_dict()
         record["players"] = players
         record["times"] = list(self.action_times)
         self.series.finish_game()
@@ -593,7 +593,9 @@ class Table:
                 while True:
                     action = default_action(game, seat)
                     events = game.apply(seat, action)
-                    extra = [{"kind": "timeout", "seat": seat, "action": format_action(action), "count": s.timeouts}]
+                    extra: list[WireEvent] = [
+                        {"kind": "timeout", "seat": seat, "action": format_action(action), "count": s.timeouts}
+                    ]
                     finished = self._after(seat, action, events, out, now, extra)
                     if finished is not None or game.is_over():
                         return finished
@@ -606,7 +608,7 @@ class Table:
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _state_for(self, seat: int | None, events: list[dict[str, Any]], now: float | None = None) -> State:
+    def _state_for(self, seat: int | None, events: list[WireEvent], now: float | None = None) -> State:
         """A full state for one recipient (``seat``, or None: a watcher)."""
         game = self.game
         assert game is not None
@@ -621,7 +623,7 @@ class Table:
             deadline=time_left(dl, now) if dl is not None and now is not None else None,
         )
 
-    def _broadcast(self, events: list[dict[str, Any]], out: Outbox, now: float, acted: int | None = None) -> None:
+    def _broadcast(self, events: list[WireEvent], out: Outbox, now: float, acted: int | None = None) -> None:
         """Send every seat its own state and the watchers theirs (see :mod:`server.states`)."""
         game = self.game
         assert game is not None

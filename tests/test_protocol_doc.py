@@ -49,7 +49,7 @@ from tests.protocol.shapes import message_problems
 from server.config import Limits
 from server.engine import OPTION_NAMES, PRESETS, Game, make_rules, parse_action, view_for
 from server.engine.actions import KINDS as ACTION_KINDS
-from server.engine.errors import ErrorCode as EngineErrorCode
+from server.engine.errors import IllegalReason
 from server.engine.events import EVENT_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -307,7 +307,7 @@ def name_problems(doc: str) -> list[str]:
         "error code": [c.value for c in ErrorCode],
         "limit": [f.name for f in dataclasses.fields(Limits)],
         "event kind": list(EVENT_KINDS) + list(TABLE_EVENTS),
-        "engine reason": [c.value for c in EngineErrorCode],
+        "engine reason": [c.value for c in IllegalReason],
         "preset": list(PRESETS),
         "rule option": list(OPTION_NAMES),
     }

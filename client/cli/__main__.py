@@ -170,8 +170,8 @@ async def amain(args: argparse.Namespace) -> int:
         model = Model(
             server=f"{host}:{port}",
             connection="connected",
-            name=str(logged_in["name"]),
-            guest=bool(logged_in.get("guest")),
+            name=logged_in.name,
+            guest=logged_in.guest,
         )
         with contextlib.ExitStack() as stack:
             if not sys.stdin.isatty():

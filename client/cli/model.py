@@ -11,9 +11,8 @@ events (:mod:`client.sdk_events`: ``Disconnected``, ``Reconnecting``, ``Reconnec
 ``Closed``), and the *local* events below, which the app makes from the answers its requests got
 back (the SDK returns those answers to the caller instead of pushing them): :class:`Info`,
 :class:`Listed`, :class:`Created`, :class:`Entered`, :class:`Watched`, :class:`Left` and
-:class:`Failed`. All of them read like the wire maps of ``docs/PROTOCOL.md`` (``msg["type"]``,
-``msg.get("view")``), and the reducer reads them so; a plain map of that shape (a recorded
-message, a test's) is taken as well. Nothing is encoded or copied on the way.
+:class:`Failed`. The reducer tells them apart by class and reads their attributes (see
+:data:`Incoming`); nothing is encoded or copied on the way.
 
 The selection helpers at the end (:func:`selectables`, :func:`move_cursor`,
 :func:`toggle_selected`) are the keyboard's part of the state: which cards the arrow keys walk
@@ -24,22 +23,38 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TypeAlias
 
 from client.cli.words import describe_error, describe_events, plain
-from client.sdk_events import Item, MapView
+from client.sdk_events import Closed, Disconnected, Item, Reconnected, Reconnecting
+from protocol.messages import (
+    ChatMessage,
+    Error,
+    GameOver,
+    GoingAway,
+    Joined,
+    LoggedIn,
+    Presence,
+    PresenceEvent,
+    State,
+    TableCreated,
+    TableUpdate,
+    Tables,
+    Watching,
+    Welcome,
+)
 from protocol.payloads import GameResult, TableSummary, Tally, View
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "FeedLine",
-    "GameOver",
     "Created",
     "Entered",
     "Failed",
+    "FeedLine",
+    "GameEnd",
     "Incoming",
     "Info",
     "Left",
@@ -81,8 +96,8 @@ class FeedLine:
 
 
 @dataclass(frozen=True)
-class GameOver:
-    """The ``game_over`` message of the last game: ``result`` and the series ``tally``."""
+class GameEnd:
+    """What the last ``game_over`` message said: ``result`` and the series ``tally``."""
 
     table: int
     game: int
@@ -124,7 +139,7 @@ class Model:
     view: View | None = None
     #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
     deadline_at: float | None = None
-    game_over: GameOver | None = None
+    game_over: GameEnd | None = None
     feed: tuple[FeedLine, ...] = ()
     chat: tuple[tuple[str, str], ...] = ()
     #: The last error in words, shown until the next command clears it.
@@ -191,68 +206,60 @@ class Model:
 
 
 @dataclass(frozen=True)
-class Info(MapView):
+class Info:
     """A line for the feed."""
 
-    TYPE: ClassVar[str] = "info"
     text: str
 
 
 @dataclass(frozen=True)
-class Listed(MapView):
+class Listed:
     """The answer to ``list_tables``: the open tables' summaries."""
 
-    TYPE: ClassVar[str] = "listed"
     tables: list[TableSummary]
 
 
 @dataclass(frozen=True)
-class Created(MapView):
+class Created:
     """Our ``create_table`` made table ``table``."""
 
-    TYPE: ClassVar[str] = "created"
     table: int
 
 
 @dataclass(frozen=True)
-class Entered(MapView):
+class Entered:
     """We sit at ``table`` in ``seat`` (the answer to ``join`` or ``resume``)."""
 
-    TYPE: ClassVar[str] = "entered"
     table: int
     seat: int
 
 
 @dataclass(frozen=True)
-class Watched(MapView):
+class Watched:
     """We watch ``table``."""
 
-    TYPE: ClassVar[str] = "watched"
     table: int
 
 
 @dataclass(frozen=True)
-class Left(MapView):
+class Left:
     """We left ``table``."""
 
-    TYPE: ClassVar[str] = "left"
     table: int | None
 
 
 @dataclass(frozen=True)
-class Failed(MapView):
+class Failed:
     """A request of ours was refused (the ``error`` its answer was, as the SDK raised it)."""
 
-    TYPE: ClassVar[str] = "failed"
     code: str
     message: str
     reason: str | None = None
     retry_after: float | None = None
 
 
-#: What :func:`reduce` takes: a message or connection event from the SDK, a local event, or a
-#: plain map of the same shape.
-Incoming = Item | Info | Listed | Created | Entered | Watched | Left | Failed | Mapping[str, Any]
+#: What :func:`reduce` takes: a message or connection event from the SDK, or a local event.
+Incoming: TypeAlias = Item | Info | Listed | Created | Entered | Watched | Left | Failed
 
 
 def note(model: Model, text: str, kind: str = "info") -> Model:
@@ -264,13 +271,52 @@ def note(model: Model, text: str, kind: str = "info") -> Model:
 
 def reduce(model: Model, message: Incoming, *, now: float = 0.0) -> Model:
     """The model after ``message``. ``now`` is the caller's clock reading (seconds, any
-    origin) when the message arrived; deadlines are kept on that clock. Unknown message types
-    leave the model as it was."""
-    handler = _HANDLERS.get(str(message.get("type")))
-    if handler is None:
-        log.debug("ignored message type %r", message.get("type"))
-        return model
-    return handler(model, message, now)
+    origin) when the message arrived; deadlines are kept on that clock. A message the screen
+    has no use for (``pong``, ``ok``, the tournament messages...) leaves the model as it was.
+
+    An answer the SDK hands back and the local event the app makes of it (``tables`` and
+    :class:`Listed`, ``joined`` and :class:`Entered`...) change the model alike."""
+    match message:
+        case Welcome():
+            return dataclasses.replace(model, connection="connected")
+        case LoggedIn():
+            return _logged_in(model, message)
+        case Tables() | Listed():
+            return _tables(model, message.tables)
+        case TableCreated() | Created():
+            return _table_created(model, message.table)
+        case Joined() | Entered():
+            return _joined(model, message.table, message.seat)
+        case Watching() | Watched():
+            return _watching(model, message.table)
+        case Left():
+            return _left(model, message.table)
+        case TableUpdate():
+            return _table_update(model, message)
+        case State():
+            return _state(model, message, now)
+        case ChatMessage():
+            return _chat_message(model, message)
+        case GameOver():
+            return _game_over(model, message)
+        case Error() | Failed():
+            return _error(model, message)
+        case Info():
+            return note(model, message.text)
+        case Disconnected():
+            return _disconnected(model, message)
+        case Reconnecting():
+            return _reconnecting(model, message, now)
+        case Reconnected():
+            return _reconnected(model, message, now)
+        case GoingAway():
+            return _going_away(model, message)
+        case Presence():
+            return _presence(model, message)
+        case Closed():
+            return _closed(model, message)
+    log.debug("ignored message %s", type(message).__name__)
+    return model
 
 
 # --------------------------------------------------------------------------- handlers
@@ -283,25 +329,20 @@ def _append(model: Model, *lines: FeedLine) -> Model:
     return dataclasses.replace(model, feed=feed)
 
 
-def _welcome(model: Model, msg: Incoming, now: float) -> Model:
-    return dataclasses.replace(model, connection="connected")
-
-
-def _logged_in(model: Model, msg: Incoming, now: float) -> Model:
-    m = dataclasses.replace(model, name=str(msg.get("name")), guest=bool(msg.get("guest")), connection="connected")
+def _logged_in(model: Model, msg: LoggedIn) -> Model:
+    m = dataclasses.replace(model, name=msg.name, guest=msg.guest, connection="connected")
     return note(m, f"Logged in as {m.name}{' (guest)' if m.guest else ''}.")
 
 
-def _tables(model: Model, msg: Incoming, now: float) -> Model:
-    tables = {int(t["table"]): t for t in msg.get("tables") or () if "table" in t}
+def _tables(model: Model, summaries: Iterable[TableSummary]) -> Model:
+    tables = {t["table"]: t for t in summaries}
     # The current table's summary stays known even if the list no longer has it.
     if model.table is not None and model.table not in tables and model.table in model.tables:
         tables[model.table] = model.tables[model.table]
     return dataclasses.replace(model, tables=tables)
 
 
-def _table_created(model: Model, msg: Incoming, now: float) -> Model:
-    table = int(msg["table"])
+def _table_created(model: Model, table: int) -> Model:
     return note(dataclasses.replace(model, created=table), f"Table {table} created.")
 
 
@@ -323,20 +364,17 @@ def _enter_table(model: Model, table: int) -> Model:
     )
 
 
-def _joined(model: Model, msg: Incoming, now: float) -> Model:
-    table, seat = int(msg["table"]), int(msg["seat"])
+def _joined(model: Model, table: int, seat: int) -> Model:
     m = dataclasses.replace(_enter_table(model, table), watching=False, joined_seat=seat)
     return note(m, f"You sit at table {table}, seat {seat}.")
 
 
-def _watching(model: Model, msg: Incoming, now: float) -> Model:
-    table = int(msg["table"])
+def _watching(model: Model, table: int) -> Model:
     m = dataclasses.replace(_enter_table(model, table), watching=True, joined_seat=None)
     return note(m, f"You watch table {table}.")
 
 
-def _left(model: Model, msg: Incoming, now: float) -> Model:
-    table = msg.get("table")
+def _left(model: Model, table: int | None) -> Model:
     if table is not None and table != model.table:
         return model
     m = dataclasses.replace(
@@ -356,39 +394,33 @@ def _left(model: Model, msg: Incoming, now: float) -> Model:
     return note(m, f"You left table {table}." if table is not None else "You left the table.")
 
 
-def _table_update(model: Model, msg: Incoming, now: float) -> Model:
-    summary: TableSummary = msg["summary"]
-    table = int(msg.get("table", summary.get("table", -1)))
+def _table_update(model: Model, msg: TableUpdate) -> Model:
     tables = dict(model.tables)
-    tables[table] = summary
+    tables[msg.table] = msg.summary
     m = dataclasses.replace(model, tables=tables)
     if m.table is None and not m.watching and m.joined_seat is None:
         # A push for a table we did not know we were at (the answer to our join is still
         # on its way to the model): it is ours.
-        m = _enter_table(m, table)
+        m = _enter_table(m, msg.table)
     return m
 
 
-def _state(model: Model, msg: Incoming, now: float) -> Model:
-    table = int(msg.get("table", -1))
-    if model.table is not None and table != model.table:
-        log.debug("state for table %s ignored (we are at %s)", table, model.table)
+def _state(model: Model, msg: State, now: float) -> Model:
+    if model.table is not None and msg.table != model.table:
+        log.debug("state for table %s ignored (we are at %s)", msg.table, model.table)
         return model
-    m = _enter_table(model, table) if model.table is None else model
-    view: View = msg["view"]
-    events = list(msg.get("events") or ())
-    game = msg.get("game")
-    deadline = msg.get("deadline")
+    m = _enter_table(model, msg.table) if model.table is None else model
+    view = msg.view
     old_picks = selectables(m)
     m = dataclasses.replace(
         m,
-        seq=int(msg.get("seq", m.seq or 0)),
-        game=game if isinstance(game, int) else m.game,
+        seq=msg.seq,
+        game=msg.game,
         view=view,
-        deadline_at=None if deadline is None else now + float(deadline),
+        deadline_at=None if msg.deadline is None else now + msg.deadline,
         clock_paused=False if m.connection == "connected" else m.clock_paused,
         # A state of another game than the finished one: the result screen gives way to it.
-        game_over=None if m.game_over is not None and m.game_over.game != game else m.game_over,
+        game_over=None if m.game_over is not None and m.game_over.game != msg.game else m.game_over,
         pending=None,
     )
     if m.watching and view.get("seat") is not None:
@@ -396,44 +428,32 @@ def _state(model: Model, msg: Incoming, now: float) -> Model:
     if selectables(m) != old_picks:
         # The cards changed under the selection: start afresh rather than mark other cards.
         m = dataclasses.replace(m, selected=frozenset(), cursor=min(m.cursor, max(len(selectables(m)) - 1, 0)))
-    lines = [FeedLine(kind, parts) for kind, parts in describe_events(events, m.names(), me=m.seat)]
+    lines = [FeedLine(kind, parts) for kind, parts in describe_events(list(msg.events), m.names(), me=m.seat)]
     return _append(m, *lines)
 
 
-def _chat_message(model: Model, msg: Incoming, now: float) -> Model:
-    name, text = str(msg.get("name", "?")), str(msg.get("text", ""))
-    m = dataclasses.replace(model, chat=(model.chat + ((name, text),))[-FEED_LIMIT:])
-    return _append(m, FeedLine("chat", (("n", name), ("t", ": " + text))))
+def _chat_message(model: Model, msg: ChatMessage) -> Model:
+    m = dataclasses.replace(model, chat=(model.chat + ((msg.name, msg.text),))[-FEED_LIMIT:])
+    return _append(m, FeedLine("chat", (("n", msg.name), ("t", ": " + msg.text))))
 
 
-def _game_over(model: Model, msg: Incoming, now: float) -> Model:
-    if msg.get("table") != model.table:
+def _game_over(model: Model, msg: GameOver) -> Model:
+    if msg.table != model.table:
         return model  # another table's result (a table we left): not on screen
-    over = GameOver(
-        table=int(msg.get("table", -1)),
-        game=int(msg.get("game", -1)),
-        result=msg["result"],
-        tally=msg["tally"],
-    )
+    over = GameEnd(table=msg.table, game=msg.game, result=msg.result, tally=msg.tally)
     return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
 
 
-def _error(model: Model, msg: Incoming, now: float) -> Model:
-    text = describe_error(
-        str(msg.get("code", "")), str(msg.get("message", "")), msg.get("reason"), msg.get("retry_after")
-    )
+def _error(model: Model, msg: Error | Failed) -> Model:
+    text = describe_error(str(msg.code), msg.message, msg.reason, msg.retry_after)
     return note(dataclasses.replace(model, pending=None), text, "error")
 
 
-def _info(model: Model, msg: Incoming, now: float) -> Model:
-    return note(model, str(msg.get("text", "")))
-
-
-def _disconnected(model: Model, msg: Incoming, now: float) -> Model:
-    # The SDK says whether it tries again; without the flag, assume it does (reconnect=True).
-    retrying = msg.get("reconnecting", True)
-    reason = msg.get("reason")
-    text = ("Connection lost: reconnecting..." if retrying else "Connection lost.") + (f" ({reason})" if reason else "")
+def _disconnected(model: Model, msg: Disconnected) -> Model:
+    retrying = msg.reconnecting
+    text = ("Connection lost: reconnecting..." if retrying else "Connection lost.") + (
+        f" ({msg.reason})" if msg.reason else ""
+    )
     # The turn clock is not shown while we cannot hear from the server: the snapshot after the
     # reconnect gives it again.
     m = dataclasses.replace(
@@ -446,38 +466,39 @@ def _disconnected(model: Model, msg: Incoming, now: float) -> Model:
     return note(m, text, "error")
 
 
-def _reconnecting(model: Model, msg: Incoming, now: float) -> Model:
+def _reconnecting(model: Model, msg: Reconnecting, now: float) -> Model:
     return dataclasses.replace(
         model,
         connection="reconnecting",
-        attempt=int(msg.get("attempt", 0)),
-        retry_at=now + float(msg.get("retry_in", 0.0)),
-        gives_up_at=now + float(msg.get("gives_up_in", 0.0)),
+        attempt=msg.attempt,
+        retry_at=now + msg.retry_in,
+        gives_up_at=now + msg.gives_up_in,
         deadline_at=None,
         clock_paused=model.clock_paused or model.deadline_at is not None,
     )
 
 
-def _going_away(model: Model, msg: Incoming, now: float) -> Model:
-    reason = str(msg.get("reason") or "the server is stopping")
+def _going_away(model: Model, msg: GoingAway) -> Model:
+    reason = msg.reason or "the server is stopping"
     if reason == model.going_away:
         return model  # a reconnect attempt met the server still stopping: said already
     text = reason[:1].upper() + reason[1:] + "."
-    if msg.get("returning"):
+    if msg.returning:
         text += " This client reconnects and takes your seat back by itself."
     return note(dataclasses.replace(model, going_away=reason), text, "error")
 
 
-def _presence(model: Model, msg: Incoming, now: float) -> Model:
-    name, bot, event = str(msg.get("name", "?")), msg.get("bot"), msg.get("event")
-    if event == "dropped":
-        text = f"{name} dropped" + (f" (the bot {bot} playing for them)" if bot else "") + "."
-    elif event == "returned":
-        text = f"{name} is back" + (f": {bot} gives the seat back" if bot else "") + "."
-    elif event == "replaced":
-        text = f"{bot} now plays for {name}."
-    else:
-        return model
+def _presence(model: Model, msg: Presence) -> Model:
+    name, bot = msg.name, msg.bot
+    match msg.event:
+        case PresenceEvent.DROPPED:
+            text = f"{name} dropped" + (f" (the bot {bot} playing for them)" if bot else "") + "."
+        case PresenceEvent.RETURNED:
+            text = f"{name} is back" + (f": {bot} gives the seat back" if bot else "") + "."
+        case PresenceEvent.REPLACED:
+            text = f"{bot} now plays for {name}."
+        case _:
+            return model
     return note(model, text)
 
 
@@ -505,54 +526,24 @@ def held_tables(model: Model) -> set[int]:
     }
 
 
-def _reconnected(model: Model, msg: Incoming, now: float) -> Model:
+def _reconnected(model: Model, msg: Reconnected, now: float) -> Model:
     model = dataclasses.replace(model, retry_at=None, gives_up_at=None, attempt=0, clock_paused=False, going_away=None)
     m = note(dataclasses.replace(model, connection="connected", pending=None, error=None), "Reconnected.")
-    for seat in msg.get("resumed") or ():
-        m = note(m, f"Seat {seat.get('seat')} at table {seat.get('table')} is yours again.")
-    for lost in msg.get("lost") or ():
-        m = note(
-            m, f"Table {lost.get('table')} could not be taken back: {lost.get('message') or lost.get('code')}", "error"
-        )
-        if lost.get("table") == m.table:
-            m = _left(m, Left(m.table), now)
+    for seat in msg.resumed:
+        m = note(m, f"Seat {seat['seat']} at table {seat['table']} is yours again.")
+    for lost in msg.lost:
+        m = note(m, f"Table {lost['table']} could not be taken back: {lost['message'] or lost['code']}", "error")
+        if lost["table"] == m.table:
+            m = _left(m, m.table)
     return m
 
 
-def _closed(model: Model, msg: Incoming, now: float) -> Model:
+def _closed(model: Model, msg: Closed) -> Model:
     if model.connection == "closed" and model.feed and model.feed[-1].kind == "error":
         return model  # the disconnect was already told
-    reason = msg.get("reason")
+    reason = msg.reason
     m = dataclasses.replace(model, connection="closed", pending=None)
     return note(m, "Connection closed" + (f": {reason}." if reason else ".") + " Type 'quit' to leave.", "error")
-
-
-_HANDLERS: dict[str, Callable[[Model, Incoming, float], Model]] = {
-    "welcome": _welcome,
-    "logged_in": _logged_in,
-    "tables": _tables,
-    "listed": _tables,
-    "table_created": _table_created,
-    "created": _table_created,
-    "joined": _joined,
-    "entered": _joined,
-    "watching": _watching,
-    "watched": _watching,
-    "failed": _error,
-    "left": _left,
-    "table_update": _table_update,
-    "state": _state,
-    "chat_message": _chat_message,
-    "game_over": _game_over,
-    "error": _error,
-    "info": _info,
-    "disconnected": _disconnected,
-    "reconnecting": _reconnecting,
-    "reconnected": _reconnected,
-    "going_away": _going_away,
-    "presence": _presence,
-    "closed": _closed,
-}
 
 
 # --------------------------------------------------------------------------- selection

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from client.cli.render import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
 from client.cli.words import describe_events, ordinal
-from server.engine import Game, Record, event_to_dict, format_action
+from server.engine import Game, ReplayRecord, event_to_dict, format_action
 from server.engine.cards import format_card
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Replay:
     def __init__(self, record: Mapping[str, Any]) -> None:
         inner = record.get("record", record)
         self.meta = record if "record" in record else {}
-        self.record = Record.from_dict(inner)
+        self.record = ReplayRecord.from_dict(inner)
         self.players: list[str] = list(
             inner.get("players") or self.meta.get("players") or [f"seat {i}" for i in range(self.record.seats)]
         )

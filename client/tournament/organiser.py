@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
-from client.hosting import Login, connect_bot
+from client.hosting import LoginOptions, connect_bot
 from client.sdk import Client
 from client.sdk_events import Closed
 from client.tournament.results import ResultsFile, read_results, write_standings_json
@@ -61,7 +61,7 @@ from protocol.messages import (
     TournamentOver,
 )
 from server.tournament.standings import (
-    GameResult,
+    RatedGame,
     Row,
     format_head_to_head,
     format_standings,
@@ -248,7 +248,7 @@ class Progress:
             self.say(line)
 
 
-async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> list[GameResult]:
+async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> list[RatedGame]:
     """Play ``plan`` (the games not yet in ``out/results.csv``); return every finished game."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "records").mkdir(exist_ok=True)
@@ -298,7 +298,9 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         for e in plan.entrants:
             if e.kind == "bundled":
                 # Logged in here, before the start, so that a refused login stops the run at once.
-                login = Login(name=e.name, password=e.password, host=host, port=port, client_name=f"tournament-{e.bot}")
+                login = LoginOptions(
+                    name=e.name, password=e.password, host=host, port=port, client_name=f"tournament-{e.bot}"
+                )
                 c = await connect_bot(login)
                 clients.append(c)
                 bot = e.bot or e.name
@@ -316,7 +318,7 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         async for msg in org.messages():
             if isinstance(msg, TournamentGame) and msg.tournament == tid:
                 r = msg.result
-                res = GameResult(
+                res = RatedGame(
                     r["number"],
                     r["deal"],
                     tuple(r["seats"]),
@@ -409,7 +411,7 @@ async def _wait_for_registrations(
         await asyncio.sleep(0.2)
 
 
-def final_report(plan: Plan, results: list[GameResult]) -> list[str]:
+def final_report(plan: Plan, results: list[RatedGame]) -> list[str]:
     rows = standings(plan.names, results)
     lines = format_standings(
         rows, title=f"Standings after {len(results)} games (rating: openskill Plackett-Luce, ± 95 %)"

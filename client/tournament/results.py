@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from server.tournament.standings import GameResult, Row, head_to_head
+from server.tournament.standings import RatedGame, Row, head_to_head, round_head_to_head
 
 COLUMNS = (
     "game",
@@ -56,7 +56,7 @@ class ResultsFile:
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
-    def add(self, res: GameResult, *, seed: int, rotation: int, actions: int, server_game: int | None) -> None:
+    def add(self, res: RatedGame, *, seed: int, rotation: int, actions: int, server_game: int | None) -> None:
         """Write the rows of one finished game at once."""
         n = len(res.seats)
         rows = []
@@ -87,7 +87,7 @@ class ResultsFile:
         self._fh.close()
 
 
-def read_results(path: str | Path) -> list[GameResult]:
+def read_results(path: str | Path) -> list[RatedGame]:
     """The finished games in ``path`` (none if it does not exist), by game number. A game
     whose rows are incomplete (a torn write) is left out, so it is played again."""
     p = Path(path)
@@ -108,7 +108,7 @@ def read_results(path: str | Path) -> list[GameResult]:
             continue
         places = tuple(int(r["seat"]) for r in sorted(rows, key=lambda r: int(r["place"])))
         out.append(
-            GameResult(
+            RatedGame(
                 number=number,
                 deal=int(rows[0]["deal"]),
                 seats=tuple(r["participant"] for r in rows),
@@ -126,7 +126,7 @@ def write_standings_json(
     path: str | Path,
     participants: Sequence[str],
     rows: Sequence[Row],
-    results: Sequence[GameResult],
+    results: Sequence[RatedGame],
     meta: dict[str, Any],
 ) -> None:
     """Standings, head-to-head and the tournament's settings as JSON (written atomically)."""
@@ -135,7 +135,7 @@ def write_standings_json(
         **meta,
         "games_finished": len(results),
         "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)],
-        "head_to_head": {a: {b: (None if v != v else round(v, 4)) for b, v in cols.items()} for a, cols in h2h.items()},
+        "head_to_head": round_head_to_head(h2h),
     }
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

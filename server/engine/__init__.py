@@ -14,30 +14,30 @@ Standard library only; no I/O; randomness comes in as an argument. Typical use::
 from .actions import Action, format_action, parse_action
 from .cards import build_deck, format_card, format_cards, parse_card, parse_cards
 from .deal import stack_deck
-from .errors import ErrorCode, IllegalAction, RulesError
+from .errors import IllegalAction, IllegalReason, RulesError
 from .events import Event, describe, event_to_dict
 from .game import Game
-from .outcome import Outcome
-from .record import Record
+from .outcome import GameOutcome
+from .record import ReplayRecord
 from .rules import OPTION_NAMES, PRESETS, Preset, Rules, check_seats, make_rules, preset_info, preset_names
-from .series import Series, Tally
+from .series import Series, SeriesTally
 from .view import spectator_view, view_for
 
 __all__ = [
     "Action",
-    "ErrorCode",
     "Event",
     "Game",
+    "GameOutcome",
     "IllegalAction",
+    "IllegalReason",
     "OPTION_NAMES",
-    "Outcome",
-    "PRESETS",
     "Preset",
-    "Record",
+    "PRESETS",
+    "ReplayRecord",
     "Rules",
     "RulesError",
     "Series",
-    "Tally",
+    "SeriesTally",
     "build_deck",
     "check_seats",
     "describe",

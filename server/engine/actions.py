@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import JOKER, RANK, SUIT, CardError, card, format_card, format_cards, parse_card
-from .errors import ErrorCode, IllegalAction
+from .errors import IllegalAction, IllegalReason
 
 PLAY = "play"
 RUN = "run"
@@ -58,7 +58,7 @@ PASS_NOW: Action = (PASS,)
 
 
 def _bad(text: str, why: str) -> IllegalAction:
-    return IllegalAction(ErrorCode.MALFORMED_ACTION, f"cannot read action {text!r}: {why}")
+    return IllegalAction(IllegalReason.MALFORMED_ACTION, f"cannot read action {text!r}: {why}")
 
 
 def _int(text: str, word: str) -> int:
@@ -74,7 +74,9 @@ def parse_action(text: str) -> Action:
     Whether the action is legal is for the game to say.
     """
     if not isinstance(text, str):
-        raise IllegalAction(ErrorCode.MALFORMED_ACTION, "an action must be a string such as 'play <card>' or 'take'")
+        raise IllegalAction(
+            IllegalReason.MALFORMED_ACTION, "an action must be a string such as 'play <card>' or 'take'"
+        )
     words = text.split()
     if not words:
         raise _bad(text, "empty")

@@ -25,7 +25,7 @@ FACE_DOWN, FACE_UP, HAND = "face_down", "face_up", "hand"
 
 
 @dataclass(slots=True)
-class Dealt:
+class DealtCards:
     """The result of a deal: per seat lists, and the stock top first."""
 
     face_down: list[list[int]]
@@ -51,13 +51,13 @@ def deal_positions(rules: Rules, seats: int, dealer: int) -> list[tuple[str, int
     return out
 
 
-def deal(deck: Sequence[int], rules: Rules, seats: int, dealer: int) -> Dealt:
+def deal(deck: Sequence[int], rules: Rules, seats: int, dealer: int) -> DealtCards:
     """Deal ``deck`` (top card first) as C3 says."""
     zones: dict[str, list[list[int]]] = {z: [[] for _ in range(seats)] for z in (FACE_DOWN, FACE_UP, HAND)}
     positions = deal_positions(rules, seats, dealer)
     for c, (zone, s, _) in zip(deck, positions, strict=False):  # the rest is the stock
         zones[zone][s].append(c)
-    return Dealt(zones[FACE_DOWN], zones[FACE_UP], zones[HAND], list(deck[len(positions) :]))
+    return DealtCards(zones[FACE_DOWN], zones[FACE_UP], zones[HAND], list(deck[len(positions) :]))
 
 
 def check_deck(deck: Sequence[int], rules: Rules) -> None:

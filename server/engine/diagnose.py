@@ -1,7 +1,7 @@
 """Why was an action refused? The slow path of :meth:`~server.engine.game.Game.apply`.
 
 The game decides legality by membership in its legal list; only when an action is refused
-does this module work out the most specific :class:`ErrorCode` and a message. Messages name
+does this module work out the most specific :class:`IllegalReason` and a message. Messages name
 only cards the acting seat named itself or holds, so they never reveal hidden cards.
 """
 
@@ -25,11 +25,11 @@ from .actions import (
     is_well_formed,
 )
 from .cards import JOKER, RANK, SUIT, format_card, rank_char
-from .errors import ErrorCode, IllegalAction
+from .errors import IllegalAction, IllegalReason
 from .state import ANNOUNCING, FACE_DOWN, FACE_UP, HAND, OVER, PLAYING, SETUP, GameState
 
 
-def _err(code: ErrorCode, message: str) -> IllegalAction:
+def _err(code: IllegalReason, message: str) -> IllegalAction:
     return IllegalAction(code, message)
 
 
@@ -45,29 +45,29 @@ def _held(pool: list[int], cards: tuple[int, ...]) -> bool:
 def diagnose(game: GameState, seat: object, action: object) -> IllegalAction:
     """Return the :class:`IllegalAction` that explains why ``action`` of ``seat`` is refused."""
     if type(seat) is not int or not 0 <= seat < game.n:
-        return _err(ErrorCode.NOT_YOUR_TURN, f"there is no seat {seat!r} at this table")
+        return _err(IllegalReason.NOT_YOUR_TURN, f"there is no seat {seat!r} at this table")
     if not is_well_formed(action):
-        return _err(ErrorCode.MALFORMED_ACTION, "not an action; see the list of actions in the docs")
+        return _err(IllegalReason.MALFORMED_ACTION, "not an action; see the list of actions in the docs")
     assert isinstance(action, tuple)
     kind = action[0]
     if game.phase == OVER:
-        return _err(ErrorCode.GAME_OVER, "the game is over")
+        return _err(IllegalReason.GAME_OVER, "the game is over")
     text = format_action(action)
     if game.phase == SETUP:
         return _setup(game, seat, action, text)
     if kind in SETUP_KINDS:
-        return _err(ErrorCode.WRONG_PHASE, f"{kind!r} belongs to the setup, which is over")
+        return _err(IllegalReason.WRONG_PHASE, f"{kind!r} belongs to the setup, which is over")
     if game.phase == ANNOUNCING:
         if kind not in ANNOUNCE_KINDS:
-            return _err(ErrorCode.WRONG_PHASE, "the opening is being announced: announce a card or pass")
+            return _err(IllegalReason.WRONG_PHASE, "the opening is being announced: announce a card or pass")
         if seat != game.current:
-            return _err(ErrorCode.NOT_YOUR_TURN, f"it is seat {game.current}'s turn to announce")
-        return _err(ErrorCode.CARD_NOT_HELD, f"you do not hold {format_card(action[1])}")
+            return _err(IllegalReason.NOT_YOUR_TURN, f"it is seat {game.current}'s turn to announce")
+        return _err(IllegalReason.CARD_NOT_HELD, f"you do not hold {format_card(action[1])}")
     assert game.phase == PLAYING
     if kind in ANNOUNCE_KINDS:
-        return _err(ErrorCode.WRONG_PHASE, "announcing is only before the first play")
+        return _err(IllegalReason.WRONG_PHASE, "announcing is only before the first play")
     if seat != game.current:
-        return _err(ErrorCode.NOT_YOUR_TURN, f"it is seat {game.current}'s turn")
+        return _err(IllegalReason.NOT_YOUR_TURN, f"it is seat {game.current}'s turn")
     assert kind in PLAY_KINDS
     return _play(game, seat, action, text)
 
@@ -75,28 +75,28 @@ def diagnose(game: GameState, seat: object, action: object) -> IllegalAction:
 def _setup(game: GameState, seat: int, action: Action, text: str) -> IllegalAction:
     kind = action[0]
     if kind not in SETUP_KINDS:
-        return _err(ErrorCode.WRONG_PHASE, "the game is in setup: swap, place or ready")
+        return _err(IllegalReason.WRONG_PHASE, "the game is in setup: swap, place or ready")
     if game.ready[seat]:
-        return _err(ErrorCode.ALREADY_READY, "you are ready; wait for the others")
+        return _err(IllegalReason.ALREADY_READY, "you are ready; wait for the others")
     row = game.face_up[seat]
     if kind == READY:
-        return _err(ErrorCode.SETUP_INCOMPLETE, f"put a card on each of your {len(row)} face-up slots first")
+        return _err(IllegalReason.SETUP_INCOMPLETE, f"put a card on each of your {len(row)} face-up slots first")
     c, slot = action[1], action[2]
     if not 0 <= slot < len(row):
-        return _err(ErrorCode.BAD_POSITION, f"no face-up slot {slot}; slots are 0..{len(row) - 1}")
+        return _err(IllegalReason.BAD_POSITION, f"no face-up slot {slot}; slots are 0..{len(row) - 1}")
     if c not in game.hand(seat):
-        return _err(ErrorCode.CARD_NOT_HELD, f"{format_card(c)} is not in your hand")
+        return _err(IllegalReason.CARD_NOT_HELD, f"{format_card(c)} is not in your hand")
     st = row[slot]
     if kind == SWAP:
         if not st:
-            return _err(ErrorCode.NOT_ALLOWED, f"slot {slot} is empty: place a card there instead")
+            return _err(IllegalReason.NOT_ALLOWED, f"slot {slot} is empty: place a card there instead")
         if len(st) > 1:
-            return _err(ErrorCode.STACK_SPLIT, f"slot {slot} holds a stack, which cannot be swapped")
-        return _err(ErrorCode.NOT_ALLOWED, f"{text!r} would change nothing")
+            return _err(IllegalReason.STACK_SPLIT, f"slot {slot} holds a stack, which cannot be swapped")
+        return _err(IllegalReason.NOT_ALLOWED, f"{text!r} would change nothing")
     assert kind == PLACE
     if not game.rules.karma_stacking:
-        return _err(ErrorCode.NOT_ALLOWED, f"slot {slot} is taken: swap instead")
-    return _err(ErrorCode.NOT_ALLOWED, f"only a card of the same rank may be stacked on slot {slot}")
+        return _err(IllegalReason.NOT_ALLOWED, f"slot {slot} is taken: swap instead")
+    return _err(IllegalReason.NOT_ALLOWED, f"only a card of the same rank may be stacked on slot {slot}")
 
 
 def _play(game: GameState, seat: int, action: Action, text: str) -> IllegalAction:
@@ -108,42 +108,42 @@ def _play(game: GameState, seat: int, action: Action, text: str) -> IllegalActio
     if kind == FLIP:
         if src != FACE_DOWN:
             return _err(
-                ErrorCode.WRONG_SOURCE,
+                IllegalReason.WRONG_SOURCE,
                 "face-down cards come last: play your " + ("hand" if src == HAND else "face-up cards") + " first",
             )
-        return _err(ErrorCode.BAD_POSITION, f"no face-down card at position {action[1]}")
+        return _err(IllegalReason.BAD_POSITION, f"no face-down card at position {action[1]}")
     if kind == TAKE:
         if not game.pile:
-            return _err(ErrorCode.EMPTY_PILE, "the pile is empty: picking it up is not a move")
+            return _err(IllegalReason.EMPTY_PILE, "the pile is empty: picking it up is not a move")
         if src == FACE_DOWN:
-            return _err(ErrorCode.WRONG_SOURCE, "with only face-down cards left you must turn one over")
+            return _err(IllegalReason.WRONG_SOURCE, "with only face-down cards left you must turn one over")
         if not rules.voluntary_pickup and any(a[0] in (PLAY, RUN) for a in game.legal_actions(seat)):
-            return _err(ErrorCode.MUST_PLAY, "you can play, so you may not pick up (voluntary_pickup is off)")
+            return _err(IllegalReason.MUST_PLAY, "you can play, so you may not pick up (voluntary_pickup is off)")
         if src == FACE_UP and rules.faceup_fail == "take_one" and len(action) == 1:
-            return _err(ErrorCode.NOT_ALLOWED, "name the face-up card that goes with the pile: 'take <card>'")
+            return _err(IllegalReason.NOT_ALLOWED, "name the face-up card that goes with the pile: 'take <card>'")
         if len(action) == 2:
             if src != FACE_UP or rules.faceup_fail != "take_one":
-                return _err(ErrorCode.NOT_ALLOWED, "just 'take': no face-up card goes with the pile now")
-            return _err(ErrorCode.CARD_NOT_HELD, f"{format_card(action[1])} is not among your face-up cards")
-        return _err(ErrorCode.NOT_ALLOWED, f"{text!r} is not allowed now")
+                return _err(IllegalReason.NOT_ALLOWED, "just 'take': no face-up card goes with the pile now")
+            return _err(IllegalReason.CARD_NOT_HELD, f"{format_card(action[1])} is not among your face-up cards")
+        return _err(IllegalReason.NOT_ALLOWED, f"{text!r} is not allowed now")
     if kind in (DRAW, GAMBLE):
         option = "draw_before_play" if kind == DRAW else "stock_gamble"
         if not getattr(rules, option):
-            return _err(ErrorCode.OPTION_OFF, f"{kind!r} needs the option {option}")
+            return _err(IllegalReason.OPTION_OFF, f"{kind!r} needs the option {option}")
         if not game.stock:
-            return _err(ErrorCode.STOCK_EMPTY, "the stock is empty")
+            return _err(IllegalReason.STOCK_EMPTY, "the stock is empty")
         if src != HAND:
-            return _err(ErrorCode.WRONG_SOURCE, f"{kind!r} is only for a player who plays from the hand")
+            return _err(IllegalReason.WRONG_SOURCE, f"{kind!r} is only for a player who plays from the hand")
         if game.forced >= 0:
-            return _err(ErrorCode.MUST_PLAY_ANNOUNCED, f"play the announced {format_card(game.forced)} first")
+            return _err(IllegalReason.MUST_PLAY_ANNOUNCED, f"play the announced {format_card(game.forced)} first")
         if kind == DRAW:
             return _err(
-                ErrorCode.HAND_TOO_LARGE,
+                IllegalReason.HAND_TOO_LARGE,
                 f"no drawing now: the hand was above refill_to={rules.refill_to}"
                 " at the start of the turn, or no play could then leave that many",
             )
-        return _err(ErrorCode.NOT_ALLOWED, "no gamble after drawing")
-    return _err(ErrorCode.NOT_ALLOWED, f"{text!r} is not allowed now")
+        return _err(IllegalReason.NOT_ALLOWED, "no gamble after drawing")
+    return _err(IllegalReason.NOT_ALLOWED, f"{text!r} is not allowed now")
 
 
 def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalAction:
@@ -154,16 +154,16 @@ def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalActio
     row = game.face_up[seat]
     row_cards = [c for st in row for c in st]
     if src == FACE_DOWN:
-        return _err(ErrorCode.WRONG_SOURCE, "only face-down cards are left: turn one over with 'flip N'")
+        return _err(IllegalReason.WRONG_SOURCE, "only face-down cards are left: turn one over with 'flip N'")
     pool = hand if src == HAND else row_cards
     if not _held(pool, cards):
         if src == HAND and _held(row_cards, cards):
-            return _err(ErrorCode.WRONG_SOURCE, "you still hold cards in hand: play from the hand (C12)")
-        return _err(ErrorCode.CARD_NOT_HELD, f"you do not hold {names}" + (" face up" if src == FACE_UP else ""))
+            return _err(IllegalReason.WRONG_SOURCE, "you still hold cards in hand: play from the hand (C12)")
+        return _err(IllegalReason.CARD_NOT_HELD, f"you do not hold {names}" + (" face up" if src == FACE_UP else ""))
     ranks = {RANK[c] for c in cards}
     if kind == RUN:
         if not rules.suit_runs:
-            return _err(ErrorCode.OPTION_OFF, "runs need the option suit_runs")
+            return _err(IllegalReason.OPTION_OFF, "runs need the option suit_runs")
         suits = {SUIT[c] for c in cards}
         rs = sorted(ranks)
         if (
@@ -173,24 +173,25 @@ def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalActio
             or len(rs) != len(cards)
             or rs != list(range(rs[0], rs[0] + len(rs)))
         ):
-            return _err(ErrorCode.NOT_A_RUN, "a run is 2 or more consecutive ranks of one suit")
+            return _err(IllegalReason.NOT_A_RUN, "a run is 2 or more consecutive ranks of one suit")
     elif len(ranks) > 1:
-        return _err(ErrorCode.MIXED_RANKS, f"{names}: a play is cards of one rank (or a run with 'run')")
+        return _err(IllegalReason.MIXED_RANKS, f"{names}: a play is cards of one rank (or a run with 'run')")
     if game.forced >= 0 and game.forced not in cards:
         return _err(
-            ErrorCode.MUST_PLAY_ANNOUNCED, f"the first play must contain the announced {format_card(game.forced)}"
+            IllegalReason.MUST_PLAY_ANNOUNCED, f"the first play must contain the announced {format_card(game.forced)}"
         )
     first = RANK[cards[0]]
     if not game.pw.beats[game.eff][first]:
-        return _err(ErrorCode.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")
+        return _err(IllegalReason.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")
     if kind == PLAY and len(cards) < game.count_floor(first):
-        return _err(ErrorCode.TOO_FEW_CARDS, f"play at least {game.last_len} cards (match_count)")
+        return _err(IllegalReason.TOO_FEW_CARDS, f"play at least {game.last_len} cards (match_count)")
     if src == FACE_UP and rules.karma_stacking:
-        return _err(ErrorCode.STACK_SPLIT, "face-up stacks are played whole")
+        return _err(IllegalReason.STACK_SPLIT, "face-up stacks are played whole")
     if src == HAND and game.drew and len(hand) - len(cards) > rules.refill_to:
-        return _err(ErrorCode.HAND_TOO_LARGE, f"after drawing, the play must leave at most {rules.refill_to} cards")
+        return _err(IllegalReason.HAND_TOO_LARGE, f"after drawing, the play must leave at most {rules.refill_to} cards")
     if kind == RUN:
         return _err(
-            ErrorCode.DOES_NOT_BEAT, "each card of a run must be legal on the one before, and a burn may only come last"
+            IllegalReason.DOES_NOT_BEAT,
+            "each card of a run must be legal on the one before, and a burn may only come last",
         )
-    return _err(ErrorCode.NOT_ALLOWED, f"{kind} {names} is not allowed now")
+    return _err(IllegalReason.NOT_ALLOWED, f"{kind} {names} is not allowed now")

@@ -3,7 +3,7 @@
 * :class:`RulesError`: a rule set could not be built (unknown option, bad value, impossible
   combination, player count outside the preset's range). Its message names the option and
   the allowed values.
-* :class:`IllegalAction`: an action was refused. Its :attr:`~IllegalAction.code` is stable
+* :class:`IllegalAction`: an action was refused. Its :attr:`~IllegalAction.code` (an :class:`IllegalReason`) is stable
   (it goes over the wire); the message is for people. The game state is left exactly as it
   was. Messages only ever name cards the acting seat itself named or holds, never hidden
   cards.
@@ -23,8 +23,9 @@ class RulesError(ValueError):
         self.message = message
 
 
-class ErrorCode(StrEnum):
-    """Why an action was refused. The values are part of the wire protocol: never rename."""
+class IllegalReason(StrEnum):
+    """Why an action was refused: the ``reason`` of an ``ILLEGAL_ACTION`` error (distinct from the
+    wire's own :class:`protocol.errors.ErrorCode`). The values are part of the wire protocol: never rename."""
 
     MALFORMED_ACTION = "MALFORMED_ACTION"
     """Not an action at all, or a card/position that does not parse."""
@@ -61,9 +62,9 @@ class ErrorCode(StrEnum):
 
 
 class IllegalAction(Exception):
-    """An action was refused; the state is unchanged. ``code`` is an :class:`ErrorCode`."""
+    """An action was refused; the state is unchanged. ``code`` is an :class:`IllegalReason`."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: IllegalReason, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

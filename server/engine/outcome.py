@@ -1,4 +1,8 @@
-"""The result of a finished game."""
+"""The result of a finished game.
+
+:class:`GameOutcome` is the engine's value; its :meth:`~GameOutcome.to_dict` is the wire's
+``Outcome`` map (:class:`protocol.payloads.Outcome`), which the engine does not import.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class GameOutcome:
     """Places in finishing order (seat numbers, first out first), the loser, and whether the
     game was stopped by ``max_actions`` (C18). ``flush`` is the first seat to burn the pile
     when the rules name a flush player (``smeghead``), else ``None``."""
@@ -25,5 +29,5 @@ class Outcome:
         return {"places": list(self.places), "loser": self.loser, "capped": self.capped, "flush": self.flush}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Outcome:
+    def from_dict(cls, d: dict[str, Any]) -> GameOutcome:
         return cls(tuple(d["places"]), d["loser"], d["capped"], d.get("flush"))

@@ -22,7 +22,7 @@ Contract
   ``actions_left`` actions from now end the game as capped (default: what the rules'
   ``max_actions`` leaves after ``actions_done``). A search uses a small ``actions_left`` to
   stop endless playouts.
-* ``Game.deck`` of the result is meaningless (the template's), so a :class:`Record` of it does
+* ``Game.deck`` of the result is meaningless (the template's), so a :class:`ReplayRecord` of it does
   not replay; nothing else depends on it.
 
 This module reads private attributes of :class:`Game` on purpose; it is part of the engine

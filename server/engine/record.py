@@ -1,8 +1,11 @@
 """Game records: rules, seats, dealer, deck order and every action; they replay exactly.
 
-A :class:`Record` is plain data (``to_dict``/``from_dict`` give JSON- and msgpack-friendly
-maps with cards and actions in text form). :meth:`Record.replay` rebuilds the game by
+A :class:`ReplayRecord` is plain data (``to_dict``/``from_dict`` give JSON- and msgpack-friendly
+maps with cards and actions in text form). :meth:`ReplayRecord.replay` rebuilds the game by
 dealing the same deck and applying the same actions, so it reaches the identical state.
+
+Its ``to_dict`` is the engine's part of a stored game record (the wire's
+:class:`protocol.payloads.GameRecord`, to which the server adds the players and action times).
 """
 
 from __future__ import annotations
@@ -13,12 +16,12 @@ from typing import Any
 from .actions import Action, format_action, parse_action
 from .cards import format_card, parse_card
 from .game import Game
-from .outcome import Outcome
+from .outcome import GameOutcome
 from .rules import Rules, make_rules
 
 
 @dataclass(frozen=True, slots=True)
-class Record:
+class ReplayRecord:
     """Everything needed to replay a game. ``actions`` are ``(seat, action tuple)`` pairs."""
 
     preset: str
@@ -27,11 +30,11 @@ class Record:
     dealer: int
     deck: tuple[int, ...]
     actions: tuple[tuple[int, Action], ...]
-    outcome: Outcome | None = None
+    outcome: GameOutcome | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, game: Game) -> Record:
+    def of(cls, game: Game) -> ReplayRecord:
         """The record of ``game`` so far."""
         return cls(
             preset=game.rules.preset,
@@ -66,7 +69,7 @@ class Record:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Record:
+    def from_dict(cls, d: dict[str, Any]) -> ReplayRecord:
         return cls(
             preset=d["preset"],
             options=dict(d.get("options") or {}),
@@ -74,6 +77,6 @@ class Record:
             dealer=d["dealer"],
             deck=tuple(parse_card(c) for c in d["deck"]),
             actions=tuple((seat, parse_action(a)) for seat, a in d["actions"]),
-            outcome=Outcome.from_dict(d["outcome"]) if d.get("outcome") else None,
+            outcome=GameOutcome.from_dict(d["outcome"]) if d.get("outcome") else None,
             extra=dict(d.get("extra") or {}),
         )

@@ -1,4 +1,8 @@
-"""A series of games at one table (RULES.md §5): dealer changes, tallies, records."""
+"""A series of games at one table (RULES.md §5): dealer changes, tallies, records.
+
+:class:`SeriesTally` counts places and losses; the server adds names and timeouts to its
+:meth:`~SeriesTally.to_dict` to make ``game_over.tally`` (:class:`protocol.payloads.Tally`).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .game import Game
-from .record import Record
+from .record import ReplayRecord
 from .rules import Rules, check_seats
 
 
 @dataclass
-class Tally:
+class SeriesTally:
     """Per seat: how often it finished in each place, and how often it lost."""
 
     seats: int
@@ -50,8 +54,8 @@ class Series:
         self.seats = seats
         self.rng = rng if rng is not None else random.Random(seed)
         self.dealer = first_dealer if first_dealer is not None else self.rng.randrange(seats)
-        self.tally = Tally(seats)
-        self.records: list[Record] = []
+        self.tally = SeriesTally(seats)
+        self.records: list[ReplayRecord] = []
         self.game: Game | None = None
 
     def start_game(self, deck: list[int] | None = None) -> Game:
@@ -61,14 +65,14 @@ class Series:
         self.game = Game.new(self.rules, self.seats, dealer=self.dealer, deck=deck, rng=self.rng)
         return self.game
 
-    def finish_game(self) -> Record:
+    def finish_game(self) -> ReplayRecord:
         """Record the finished game, update the tally and pick the next dealer."""
         game = self.game
         if game is None or not game.is_over():
             raise RuntimeError("no finished game to record")
         outcome = game.outcome()
         assert outcome is not None
-        record = Record.of(game)
+        record = ReplayRecord.of(game)
         self.records.append(record)
         self.tally.add(outcome.places, outcome.capped)
         if self.rules.next_dealer == "loser":

@@ -49,7 +49,7 @@ from .actions import (
 from .cards import ACE, NEXT_RANK, RANK
 from .deal import check_deck, deal
 from .errors import RulesError
-from .outcome import Outcome
+from .outcome import GameOutcome
 from .powers import Powers, compile_powers
 from .rules import Rules, check_seats
 
@@ -196,7 +196,7 @@ class GameState:
         """Whether the game has ended."""
         return self.phase == OVER
 
-    def outcome(self) -> Outcome | None:
+    def outcome(self) -> GameOutcome | None:
         """Places, loser, capped: ``None`` until the game is over."""
         return outcome_of(self)
 
@@ -412,9 +412,9 @@ def next_eff(pw: Powers, eff: int, r: int, was_empty: bool) -> int:
     return r
 
 
-def outcome_of(game: GameState) -> Outcome | None:
-    """The :class:`Outcome` of a finished game, or ``None`` while it is running."""
+def outcome_of(game: GameState) -> GameOutcome | None:
+    """The :class:`GameOutcome` of a finished game, or ``None`` while it is running."""
     if game.places is None:
         return None
     flush = game.first_burner if game.rules.flush_player and game.first_burner >= 0 else None
-    return Outcome(game.places, game.places[-1], game.capped, flush)
+    return GameOutcome(game.places, game.places[-1], game.capped, flush)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
 from .schedule import ROUND_ROBIN, GameSpec, schedule
-from .standings import GameResult
+from .standings import RatedGame
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class Finished:
     """A finished game with what the results file needs."""
 
     spec: GameSpec
-    result: GameResult
+    result: RatedGame
     actions: int
     server_game: int
 
@@ -194,7 +194,7 @@ class Tournament:
     ) -> Finished:
         """Record the game played at ``table_id``; the tournament is FINISHED after the last."""
         spec = self.running.pop(table_id)
-        result = GameResult(
+        result = RatedGame(
             spec.number,
             spec.deal,
             spec.seats,

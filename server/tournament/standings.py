@@ -25,10 +25,12 @@ Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
-class GameResult:
-    """What a finished game says about its participants. ``seats[i]`` played seat ``i``;
-    ``places`` lists seats from first out to the loser (the shithead); per-seat counters of
-    timeouts, illegal actions and disconnects."""
+class RatedGame:
+    """What a finished tournament game says about its participants, as the ratings take it.
+    ``seats[i]`` played seat ``i``; ``places`` lists seats from first out to the loser (the
+    shithead); per-seat counters of timeouts, illegal actions and disconnects. (On the wire the
+    organiser receives it as ``tournament_game.result``; a table's own ``game_over.result`` is
+    another thing.)"""
 
     number: int
     deal: int
@@ -83,16 +85,18 @@ class Row:
         return Z95 * math.sqrt(p * (1 - p) / self.games)
 
     def to_dict(self) -> dict[str, Any]:
+        """The row as standings.json writes it (rounded by :func:`round_rating` and :func:`round_stat`,
+        like the wire's ``StandingRow``)."""
         return {
             "name": self.name,
-            "rating": round(self.mu, 3),
-            "rating_95": round(self.rating_interval, 3),
-            "sigma": round(self.sigma, 3),
+            "rating": round_rating(self.mu),
+            "rating_95": round_rating(self.rating_interval),
+            "sigma": round_rating(self.sigma),
             "games": self.games,
-            "mean_place": _round(self.mean_place),
-            "mean_place_95": _round(self.mean_place_interval),
-            "loss_rate": _round(self.loss_rate),
-            "loss_rate_95": _round(self.loss_rate_interval),
+            "mean_place": round_stat(self.mean_place),
+            "mean_place_95": round_stat(self.mean_place_interval),
+            "loss_rate": round_stat(self.loss_rate),
+            "loss_rate_95": round_stat(self.loss_rate_interval),
             "firsts": self.firsts,
             "timeouts": self.timeouts,
             "illegal": self.illegal,
@@ -100,8 +104,24 @@ class Row:
         }
 
 
-def _round(x: float) -> float | None:
+# The one rounding rule of reported standings, used by standings.json (Row.to_dict, the client's
+# organiser) and by the wire (server.tournament.wire): ratings, their intervals and sigma to 3
+# decimals; means, rates, their intervals and head-to-head differences to 4, null when undefined.
+
+
+def round_rating(x: float) -> float:
+    """A rating, its 95 % half-width or its sigma as reported: 3 decimals."""
+    return round(x, 3)
+
+
+def round_stat(x: float) -> float | None:
+    """A statistic as reported: ``None`` when undefined (NaN: too few games), else 4 decimals."""
     return None if math.isnan(x) else round(x, 4)
+
+
+def round_head_to_head(h2h: dict[str, dict[str, float]]) -> dict[str, dict[str, float | None]]:
+    """:func:`head_to_head` as reported: every difference through :func:`round_stat`."""
+    return {a: {b: round_stat(v) for b, v in cols.items()} for a, cols in h2h.items()}
 
 
 def _interval(values: Sequence[float]) -> float:
@@ -113,7 +133,7 @@ def _interval(values: Sequence[float]) -> float:
     return Z95 * math.sqrt(var / n)
 
 
-def standings(participants: Sequence[str], results: Iterable[GameResult]) -> list[Row]:
+def standings(participants: Sequence[str], results: Iterable[RatedGame]) -> list[Row]:
     """The standings after ``results`` (rated in game-number order), best rating first."""
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in participants}
@@ -138,7 +158,7 @@ def standings(participants: Sequence[str], results: Iterable[GameResult]) -> lis
     return sorted(rows.values(), key=lambda r: (-r.mu, r.name))
 
 
-def head_to_head(participants: Sequence[str], results: Iterable[GameResult]) -> dict[str, dict[str, float]]:
+def head_to_head(participants: Sequence[str], results: Iterable[RatedGame]) -> dict[str, dict[str, float]]:
     """``h2h[a][b]``: the mean of (place of a - place of b) over the games both played
     (negative: a finished ahead of b on average); NaN where they never met."""
     sums: dict[tuple[str, str], list[int]] = {}

@@ -5,25 +5,19 @@ The director and the standings (:mod:`server.tournament.director`,
 :mod:`server.tournament.standings`) are pure computations that the client-side organiser
 shares, so they may not import :mod:`protocol`; this module, on the server side of that line,
 turns their objects into the :mod:`protocol.payloads` TypedDicts that mypy checks against the
-message declarations. Numbers are rounded here for the wire (ratings to 3 decimals, means,
-rates and head-to-head differences to 4); a statistic without enough games is null.
+message declarations. Numbers are rounded by the standings' one rule (:func:`~.standings.round_rating`,
+:func:`~.standings.round_stat`), as standings.json is: ratings to 3 decimals, means, rates and
+head-to-head differences to 4; a statistic without enough games is null.
 """
 
 from __future__ import annotations
 
-import math
-
-from protocol.payloads import ParticipantInfo, StandingRow, TournamentGameResult, TournamentInfo
+from protocol.payloads import ParticipantInfo, StandingRow, TournamentDetails, TournamentGameResult
 
 from .director import Finished, Tournament
-from .standings import Row, head_to_head, standings
+from .standings import Row, head_to_head, round_head_to_head, round_rating, round_stat, standings
 
 __all__ = ["game_result", "standing_row", "tournament_info"]
-
-
-def _stat(x: float) -> float | None:
-    """A statistic for the wire: null when undefined (NaN: too few games), else 4 decimals."""
-    return None if math.isnan(x) else round(x, 4)
 
 
 def standing_row(rank: int, row: Row) -> StandingRow:
@@ -31,14 +25,14 @@ def standing_row(rank: int, row: Row) -> StandingRow:
     return StandingRow(
         rank=rank,
         name=row.name,
-        rating=round(row.mu, 3),
-        rating_95=round(row.rating_interval, 3),
-        sigma=round(row.sigma, 3),
+        rating=round_rating(row.mu),
+        rating_95=round_rating(row.rating_interval),
+        sigma=round_rating(row.sigma),
         games=row.games,
-        mean_place=_stat(row.mean_place),
-        mean_place_95=_stat(row.mean_place_interval),
-        loss_rate=_stat(row.loss_rate),
-        loss_rate_95=_stat(row.loss_rate_interval),
+        mean_place=round_stat(row.mean_place),
+        mean_place_95=round_stat(row.mean_place_interval),
+        loss_rate=round_stat(row.loss_rate),
+        loss_rate_95=round_stat(row.loss_rate_interval),
         firsts=row.firsts,
         timeouts=row.timeouts,
         illegal=row.illegal,
@@ -46,14 +40,14 @@ def standing_row(rank: int, row: Row) -> StandingRow:
     )
 
 
-def tournament_info(t: Tournament) -> TournamentInfo:
+def tournament_info(t: Tournament) -> TournamentDetails:
     """Public facts about ``t``: settings, participants, progress, standings and head-to-head."""
     s = t.settings
     names = t.names
     results = [f.result for f in t.finished]
     rows = standings(names, results) if names else []
     h2h = head_to_head(names, results)
-    return TournamentInfo(
+    return TournamentDetails(
         tournament=t.id,
         name=s.name,
         organiser=t.organiser,
@@ -76,7 +70,7 @@ def tournament_info(t: Tournament) -> TournamentInfo:
         games_finished=len(t.finished) + len(s.done),
         tables=sorted(t.running),
         standings=[standing_row(i, r) for i, r in enumerate(rows, 1)],
-        head_to_head={a: {b: _stat(v) for b, v in cols.items()} for a, cols in h2h.items()},
+        head_to_head=round_head_to_head(h2h),
     )
 
 

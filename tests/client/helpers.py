@@ -29,10 +29,10 @@ async def next_message(client: Client, pred: Callable[[Item], bool], timeout: fl
     raise AssertionError("the message stream ended")
 
 
-def of_type(kind: str, **fields: Any) -> Callable[[Item], bool]:
-    """A predicate: messages (or connection events) whose ``TYPE`` is ``kind`` and whose
-    attributes ``fields`` have these values (an absent optional field is None)."""
-    return lambda m: m.TYPE == kind and all(getattr(m, k) == v for k, v in fields.items())
+def of_type(cls: type[Item], **fields: Any) -> Callable[[Item], bool]:
+    """A predicate: messages (or connection events) of class ``cls`` whose attributes
+    ``fields`` have these values (an absent optional field is None)."""
+    return lambda m: isinstance(m, cls) and all(getattr(m, k) == v for k, v in fields.items())
 
 
 class Recorder(GreedyBot):

@@ -12,7 +12,7 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -20,20 +20,36 @@ import server.app as server_app
 from client.bots.greedy import GreedyBot
 from client.runner import BotRunner
 from client.sdk import Client, ServerError
+from client.sdk_events import Closed, Disconnected, Item, Reconnected, Reconnecting
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
-from protocol.messages import Hello, Join, Joined, LoggedIn, Login, Message, Resume, Welcome
+from protocol.messages import (
+    GoingAway,
+    Hello,
+    Join,
+    Joined,
+    LoggedIn,
+    Login,
+    Message,
+    Presence,
+    Resume,
+    State,
+    TableUpdate,
+    Welcome,
+)
 from server.app import App
 from server.config import Limits, ServerConfig
 from server.throttle import LoginThrottle
 from tests.client.helpers import WAIT, check_places, run_all
+
+_I = TypeVar("_I")
 
 
 class Stream:
     """Every message and pseudo-event of a client, collected by a task as they come."""
 
     def __init__(self, client: Client) -> None:
-        self.items: list[dict[str, Any]] = []
+        self.items: list[Item] = []
         self._changed = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._read(client))
 
@@ -43,8 +59,9 @@ class Stream:
             self._changed.set()
         self._changed.set()
 
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [m for m in self.items if m["type"] == kind]
+    def of(self, cls: type[_I]) -> list[_I]:
+        """The items of class ``cls``, in the order received."""
+        return [m for m in self.items if isinstance(m, cls)]
 
     async def until(self, predicate: Callable[[], Any], timeout: float = WAIT) -> None:
         async with asyncio.timeout(timeout):
@@ -82,20 +99,20 @@ async def test_reconnecting_outlasts_many_attempts_and_resumes_after_a_restart(m
         await bob.join(table, 1)
         await bob.close()
         await first.stop()
-        await stream.until(lambda: len(stream.of("reconnecting")) >= 12)
-        waits = stream.of("reconnecting")
-        assert [m["attempt"] for m in waits] == list(range(1, len(waits) + 1))
-        assert all(0 < m["retry_in"] <= 0.02 and 0 < m["gives_up_in"] <= 30.0 for m in waits)
-        assert not stream.of("closed") and not stream.of("reconnected")
-        kinds = [m["type"] for m in stream.items if m["type"] not in ("table_update", "presence", "state")]
-        assert kinds[:2] == ["going_away", "disconnected"]
+        await stream.until(lambda: len(stream.of(Reconnecting)) >= 12)
+        waits = stream.of(Reconnecting)
+        assert [m.attempt for m in waits] == list(range(1, len(waits) + 1))
+        assert all(0 < m.retry_in <= 0.02 and 0 < m.gives_up_in <= 30.0 for m in waits)
+        assert not stream.of(Closed) and not stream.of(Reconnected)
+        kinds = [type(m) for m in stream.items if not isinstance(m, (TableUpdate, Presence, State))]
+        assert kinds[:2] == [GoingAway, Disconnected]
 
         second = App(ServerConfig(host="127.0.0.1", port=port, db=db, limits=Limits()))
         await second.start()
-        await stream.until(lambda: stream.of("reconnected"))
-        back = stream.of("reconnected")[0]
-        assert back["resumed"] == [{"table": table, "seat": held.seat}] and back["lost"] == []
-        assert back["attempt"] >= 12 and not stream.of("closed")
+        await stream.until(lambda: stream.of(Reconnected))
+        back = stream.of(Reconnected)[0]
+        assert back.resumed == [{"table": table, "seat": held.seat}] and back.lost == []
+        assert back.attempt >= 12 and not stream.of(Closed)
         assert alice.connected and alice.seats[table].seat == held.seat
         seat = second.tables[table].seats[0]
         assert seat is not None and seat.name == "alice" and seat.session is not None
@@ -128,9 +145,9 @@ async def test_the_login_after_a_drop_carries_a_seat_token_past_the_throttle(mak
 
         assert alice.transport is not None
         alice.transport.abort()
-        await stream.until(lambda: stream.of("reconnected") or stream.of("closed"))
-        back = stream.of("reconnected")[0]
-        assert back["attempt"] == 1 and back["resumed"] == [{"table": table, "seat": held.seat}]
+        await stream.until(lambda: stream.of(Reconnected) or stream.of(Closed))
+        back = stream.of(Reconnected)[0]
+        assert back.attempt == 1 and back.resumed == [{"table": table, "seat": held.seat}]
         assert alice.connected and alice.name == "alice"
     finally:
         await stream.close()
@@ -152,11 +169,11 @@ async def test_a_throttled_login_waits_retry_after_and_tries_again(make_app: Any
         await stranger.close()
         assert alice.transport is not None
         alice.transport.abort()
-        await stream.until(lambda: stream.of("reconnected") or stream.of("closed"))
-        assert not stream.of("closed")
-        waits = stream.of("reconnecting")
-        assert len(waits) >= 2 and waits[0]["retry_in"] <= 0.01
-        assert max(m["retry_in"] for m in waits[1:]) >= 0.5  # the throttle's wait, not the back-off's
+        await stream.until(lambda: stream.of(Reconnected) or stream.of(Closed))
+        assert not stream.of(Closed)
+        waits = stream.of(Reconnecting)
+        assert len(waits) >= 2 and waits[0].retry_in <= 0.01
+        assert max(m.retry_in for m in waits[1:]) >= 0.5  # the throttle's wait, not the back-off's
         assert alice.connected
     finally:
         await stream.close()
@@ -257,12 +274,12 @@ async def test_a_resume_refused_with_storage_failed_keeps_the_seat() -> None:
         await alice.login("alice", "pw")
         held = await alice.join(7)
         scripted.drop_everyone()
-        await stream.until(lambda: stream.of("reconnected") or stream.of("closed"))
-        back = stream.of("reconnected")[0]
-        assert back["resumed"] == [{"table": 7, "seat": 1}] and back["lost"] == [] and alice.seats[7] == held
-        assert back["attempt"] == 3 and scripted.resumes == 3
-        waits = stream.of("reconnecting")
-        assert waits[0]["retry_in"] <= 0.01 and all(m["retry_in"] >= 0.2 for m in waits[1:])
+        await stream.until(lambda: stream.of(Reconnected) or stream.of(Closed))
+        back = stream.of(Reconnected)[0]
+        assert back.resumed == [{"table": 7, "seat": 1}] and back.lost == [] and alice.seats[7] == held
+        assert back.attempt == 3 and scripted.resumes == 3
+        waits = stream.of(Reconnecting)
+        assert waits[0].retry_in <= 0.01 and all(m.retry_in >= 0.2 for m in waits[1:])
         assert [m.token for m in scripted.logins] == [None, "the-token", "the-token", "the-token"]
     finally:
         await stream.close()

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from client.hosting import DEFAULT_HOST, DEFAULT_PORT, Login, NewTable, PlayOptions, Seating
+from client.hosting import DEFAULT_HOST, DEFAULT_PORT, LoginOptions, NewTable, PlayOptions, Seating
 from client.runner import options_from_args, parse_args
 
 
@@ -18,7 +18,9 @@ def options(*argv: str) -> PlayOptions:
 
 def test_the_defaults_find_a_free_seat_as_a_guest() -> None:
     assert options() == PlayOptions(
-        login=Login(name="me", host=DEFAULT_HOST, port=DEFAULT_PORT, guest=True, client_name="shithead-bot greedy"),
+        login=LoginOptions(
+            name="me", host=DEFAULT_HOST, port=DEFAULT_PORT, guest=True, client_name="shithead-bot greedy"
+        ),
         seating=Seating(),
         games=None,
         think_in_thread=False,
@@ -45,7 +47,7 @@ def test_every_flag_lands_in_its_option() -> None:
         "4",
         "--json",
     )
-    assert got.login == Login(
+    assert got.login == LoginOptions(
         name="me",
         host="10.0.0.2",
         port=9000,

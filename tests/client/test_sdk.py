@@ -15,10 +15,12 @@ import pytest
 
 from client.bots import make_bot
 from client.bots.greedy import GreedyBot
-from client.hosting import Login, NewTable, PlayOptions, Seating, find_table, play
+from client.hosting import LoginOptions, NewTable, PlayOptions, Seating, find_table, play
 from client.runner import BotRunner
-from client.sdk import Client, ClientClosed, ConnectionLost, Seat, ServerError
+from client.sdk import Client, ClientClosed, ConnectionLost, HeldSeat, ServerError
+from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.errors import LocalProtocolError
+from protocol.messages import ChatMessage, Error, GameOver, GoingAway, Message, State, TableUpdate, Welcome
 from server.app import App
 from server.config import Limits
 from tests.client.helpers import Recorder, check_places, next_message, of_type, run_all, seat_runners
@@ -31,21 +33,24 @@ async def test_connect_login_create_join_and_pushed_messages(server: App, connec
     """Handshake, login, create, join, list, chat and ping work; table_update and chat_message
     arrive on messages() and summaries follow the updates."""
     c = await connect(server, mode=mode)
-    assert c.welcome["type"] == "welcome" and c.welcome["limits"]["max_frame_in"] > 0
+    assert isinstance(c.welcome, Welcome) and c.welcome.limits["max_frame_in"] > 0
     logged = await c.login("alice", guest=True)
-    assert logged["name"] == "alice" and logged["guest"] is True and c.name == "alice"
+    assert logged.name == "alice" and logged.guest is True and c.name == "alice"
     table = await c.create_table("demo", "classic", 2)
     assert isinstance(table, int)
     held = await c.join(table)
-    assert isinstance(held, Seat) and held.seat == 0 and held.token and c.seats[table] == held
-    update = await next_message(c, of_type("table_update", table=table))
-    assert update["summary"]["seats"][0]["name"] == "alice"
-    assert c.summaries[table] == update["summary"]
+    assert isinstance(held, HeldSeat) and held.seat == 0 and held.token and c.seats[table] == held
+    update = await next_message(c, of_type(TableUpdate, table=table))
+    assert isinstance(update, TableUpdate)
+    seat = update.summary["seats"][0]
+    assert seat is not None and seat["name"] == "alice"
+    assert c.summaries[table] == update.summary
     [summary] = [t for t in await c.list_tables() if t["table"] == table]
     assert summary["free"] == 1 and summary["owner"] == "alice"
     await c.chat(table, "hello")
-    said = await next_message(c, of_type("chat_message", table=table))
-    assert said["text"] == "hello" and said["name"] == "alice" and said["seat"] == 0
+    said = await next_message(c, of_type(ChatMessage, table=table))
+    assert isinstance(said, ChatMessage)
+    assert said.text == "hello" and said.name == "alice" and said.seat == 0
     assert await c.ping() >= 0.0
     await c.leave(table)
     assert table not in c.seats
@@ -85,7 +90,7 @@ async def test_an_invalid_request_is_refused_before_sending(server: App, connect
     c = await connect(server)
     with pytest.raises(LocalProtocolError):
         await c.login("not a valid name!", guest=True)
-    assert (await c.login("valid", guest=True))["name"] == "valid"
+    assert (await c.login("valid", guest=True)).name == "valid"
 
 
 async def test_act_errors_and_the_seq_barrier(server: App, connect: Any) -> None:
@@ -97,18 +102,20 @@ async def test_act_errors_and_the_seq_barrier(server: App, connect: Any) -> None
     await a.join(table, 0)
     await b.join(table, 1)
     await a.start(table)
-    first = await next_message(a, of_type("state", table=table))
-    assert first["events"][0]["kind"] == "game_start" and first["view"]["phase"] == "setup"
+    first = await next_message(a, of_type(State, table=table))
+    assert isinstance(first, State)
+    assert first.events[0]["kind"] == "game_start" and first.view["phase"] == "setup"
     with pytest.raises(ServerError) as stale:
-        await a.act(table, first["seq"] + 100, "ready")
+        await a.act(table, first.seq + 100, "ready")
     assert stale.value.code == "STALE_SEQ"
     with pytest.raises(ServerError) as illegal:
-        await a.act(table, first["seq"], "take")
+        await a.act(table, first.seq, "take")
     assert illegal.value.code == "ILLEGAL_ACTION" and illegal.value.reason
-    barrier = await a.act(table, first["seq"], "ready")
-    shown = await next_message(a, lambda m: m["type"] == "state" and {"kind": "ready", "seat": 0} in m["events"])
-    assert barrier < shown["seq"]
-    assert a.states[table]["seq"] >= shown["seq"]
+    barrier = await a.act(table, first.seq, "ready")
+    shown = await next_message(a, lambda m: isinstance(m, State) and {"kind": "ready", "seat": 0} in m.events)
+    assert isinstance(shown, State)
+    assert barrier < shown.seq
+    assert a.states[table].seq >= shown.seq
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -120,7 +127,7 @@ async def test_play_runs_full_games_creating_and_finding_a_table(server: App, co
         play(
             owner,
             PlayOptions(
-                login=Login(name="owner", port=server.port, mode=mode, client_options={"backoff_initial": 0.02}),
+                login=LoginOptions(name="owner", port=server.port, mode=mode, client_options={"backoff_initial": 0.02}),
                 seating=Seating(create=NewTable(seats=2, seed=11)),
                 games=2,
             ),
@@ -130,7 +137,7 @@ async def test_play_runs_full_games_creating_and_finding_a_table(server: App, co
         play(
             guest,
             PlayOptions(
-                login=Login(name="finder", port=server.port, mode=mode),
+                login=LoginOptions(name="finder", port=server.port, mode=mode),
                 seating=Seating(poll_seconds=0.02),
                 games=2,
             ),
@@ -176,10 +183,12 @@ async def test_a_dropped_connection_fails_inflight_requests_then_resumes(server:
     c.transport.abort()
     with pytest.raises(ConnectionLost):
         await in_flight
-    dropped = await next_message(c, of_type("disconnected"))
-    assert dropped["reconnecting"] is True and dropped["code"] is None
-    back = await next_message(c, of_type("reconnected"))
-    assert back["resumed"] == [{"table": table, "seat": held.seat}] and back["lost"] == []
+    dropped = await next_message(c, of_type(Disconnected))
+    assert isinstance(dropped, Disconnected)
+    assert dropped.reconnecting is True and dropped.code is None
+    back = await next_message(c, of_type(Reconnected))
+    assert isinstance(back, Reconnected)
+    assert back.resumed == [{"table": table, "seat": held.seat}] and back.lost == []
     assert c.connected and c.reconnects == 1 and c.seats[table] == held
     await c.wait_connected(5)
     assert await c.ping() >= 0
@@ -201,8 +210,8 @@ async def test_without_reconnect_a_drop_closes_the_client(server: App, connect: 
     assert c.transport is not None
     c.transport.abort()
     seen = [m async for m in c.messages()]
-    assert [m["type"] for m in seen] == ["disconnected", "closed"]
-    assert seen[0]["reconnecting"] is False and c.closed
+    assert [type(m) for m in seen] == [Disconnected, Closed]
+    assert isinstance(seen[0], Disconnected) and seen[0].reconnecting is False and c.closed
     with pytest.raises(ClientClosed):
         await c.ping()
 
@@ -217,19 +226,20 @@ async def test_reconnecting_gives_up_when_the_server_is_gone(make_server: Any, c
     async with asyncio.timeout(20):
         async for m in c.messages():
             items.append(m)
-    kinds = [m["type"] for m in items]
-    assert items[0]["type"] == "going_away" and items[0]["returning"] is True
-    assert items[1]["type"] == "disconnected" and items[1]["reconnecting"] is True
-    waits = [m for m in items if m["type"] == "reconnecting"]
-    assert len(waits) >= 3 and [m["attempt"] for m in waits] == list(range(1, len(waits) + 1))
-    assert all(0 < m["gives_up_in"] <= 0.5 for m in waits)
-    assert [m["gives_up_in"] for m in waits] == sorted((m["gives_up_in"] for m in waits), reverse=True)
-    assert kinds[-1] == "closed" and c.closed and "0.5 s" in items[-1]["reason"]
+    first, second, last = items[0], items[1], items[-1]
+    assert isinstance(first, GoingAway) and first.returning is True
+    assert isinstance(second, Disconnected) and second.reconnecting is True
+    waits = [m for m in items if isinstance(m, Reconnecting)]
+    assert len(waits) >= 3 and [m.attempt for m in waits] == list(range(1, len(waits) + 1))
+    assert all(0 < m.gives_up_in <= 0.5 for m in waits)
+    assert [m.gives_up_in for m in waits] == sorted((m.gives_up_in for m in waits), reverse=True)
+    assert isinstance(last, Closed) and c.closed and "0.5 s" in last.reason
 
 
 async def test_the_reconnect_window_is_as_long_as_the_server_keeps_the_seat(server: App, connect: Any) -> None:
     c = await connect(server, "alice")
-    limits = c.welcome["limits"]
+    assert c.welcome is not None
+    limits = c.welcome.limits
     assert c.reconnect_window() > limits["reconnect_grace"] + limits["restart_grace"]
 
 
@@ -242,13 +252,13 @@ async def test_idle_timeout_reconnects_and_watches_again_while_keepalive_holds(m
     await keeper.join(table)
     silent = await connect(app, "silent", keepalive=3600)
     await silent.watch(table)
-    assert (await next_message(silent, of_type("error")))["code"] == "IDLE_TIMEOUT"
-    dropped = await next_message(silent, of_type("disconnected"))
-    assert dropped["code"] == "IDLE_TIMEOUT" and dropped["reconnecting"] is True
-    back = await next_message(silent, of_type("reconnected"))
-    assert back["watching"] == [table] and back["resumed"] == []
+    assert await next_message(silent, of_type(Error, code="IDLE_TIMEOUT"))
+    dropped = await next_message(silent, of_type(Disconnected))
+    assert isinstance(dropped, Disconnected) and dropped.code == "IDLE_TIMEOUT" and dropped.reconnecting is True
+    back = await next_message(silent, of_type(Reconnected))
+    assert isinstance(back, Reconnected) and back.watching == [table] and back.resumed == []
     assert keeper.connected and keeper.reconnects == 0
-    assert not [m for m in keeper.pending_messages() if m["type"] in ("disconnected", "error")]
+    assert not [m for m in keeper.pending_messages() if isinstance(m, (Disconnected, Error))]
 
 
 async def test_rate_limited_requests_are_retried(make_server: Any, connect: Any) -> None:
@@ -269,7 +279,7 @@ async def test_client_as_context_manager_closes(server: App) -> None:
     async with await Client.connect("127.0.0.1", server.port) as c:
         await c.login("ctx", guest=True)
     assert c.closed
-    assert [m["type"] async for m in c.messages()] == ["closed"]
+    assert [type(m) async for m in c.messages()] == [Closed]
 
 
 class DropOnce(Recorder):
@@ -311,7 +321,7 @@ async def test_one_client_plays_two_tables_with_demultiplexed_runners(server: Ap
     to its own runner; both games finish and the stream of each runner ends after its game."""
     shared = await connect(server)
     await shared.login("both", guest=True, bot=True)
-    feeds: dict[int, asyncio.Queue[dict[str, Any] | None]] = {}
+    feeds: dict[int, asyncio.Queue[Message | None]] = {}
     shared_runners, others = [], []
     for i in range(2):
         owner = await connect(server)
@@ -326,16 +336,17 @@ async def test_one_client_plays_two_tables_with_demultiplexed_runners(server: Ap
         await opponent.join(table, 0)
         others.append(opponent)
 
-    async def feed(table: int) -> AsyncIterator[dict[str, Any]]:
+    async def feed(table: int) -> AsyncIterator[Message]:
         while (msg := await feeds[table].get()) is not None:
             yield msg
 
     async def demux() -> None:
         async for msg in shared.messages():
-            if msg.get("table") in feeds:
-                feeds[msg["table"]].put_nowait(msg)
-                if msg["type"] == "game_over":
-                    feeds[msg["table"]].put_nowait(None)
+            table = getattr(msg, "table", None)  # the table a message is about, if any
+            if isinstance(msg, Message) and table in feeds:
+                feeds[table].put_nowait(msg)
+                if isinstance(msg, GameOver):
+                    feeds[table].put_nowait(None)
 
     reader = asyncio.create_task(demux())
     try:

@@ -15,7 +15,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from server.engine import Action, Event, Game, IllegalAction, Outcome, Record, event_to_dict, format_action, view_for
+from client.sdk_events import Disconnected, Item
+from protocol.messages import State
+from server.engine import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    GameOutcome,
+    ReplayRecord,
+    event_to_dict,
+    format_action,
+    view_for,
+)
 from tests.durability.harness import Acked
 
 #: Events the table adds around the engine's own (PROTOCOL.md §8).
@@ -37,21 +49,21 @@ class Seen:
     before_drop: bool
 
 
-def states_seen(stream: Iterable[dict[str, Any]], table: int) -> list[Seen]:
+def states_seen(stream: Iterable[Item], table: int) -> list[Seen]:
     """The states of ``table`` in a client's log, marked as :class:`Seen` explains."""
     out: list[Seen] = []
     fresh = dropped = False
     for item in stream:
-        if item["type"] == "disconnected":
+        if isinstance(item, Disconnected):
             fresh = dropped = True
-        elif item["type"] == "state" and item["table"] == table:
+        elif isinstance(item, State) and item.table == table:
             out.append(
                 Seen(
-                    item["seq"],
-                    item["game"],
-                    list(item["events"]),
-                    item["view"],
-                    item.get("deadline"),
+                    item.seq,
+                    item.game,
+                    list(item.events),
+                    item.view,
+                    item.deadline,
                     snapshot=fresh,
                     before_drop=not dropped,
                 )
@@ -86,20 +98,20 @@ def apply(engine: Game, seat: int, action: Action, where: str) -> list[Event]:
         ) from None
 
 
-def check_replay(stored: dict[str, Any]) -> Record:
+def check_replay(stored: dict[str, Any]) -> ReplayRecord:
     """The ``record`` answer of ``get_record``: its game record replays to its stored outcome,
     which is also the result stored beside it. Returns the record."""
-    record = Record.from_dict(stored["record"])
+    record = ReplayRecord.from_dict(stored["record"])
     replayed = Game(record.rules(), record.seats, record.dealer, list(record.deck))
     for seat, action in record.actions:
         apply(replayed, seat, action, f"game {stored['id']}")
     assert replayed.is_over(), f"game {stored['id']}: the replay does not reach the end"
     assert replayed.outcome() == record.outcome, f"game {stored['id']}: the replay reaches another outcome"
-    assert record.outcome == Outcome.from_dict(stored["result"]), f"game {stored['id']}: result != outcome"
+    assert record.outcome == GameOutcome.from_dict(stored["result"]), f"game {stored['id']}: result != outcome"
     return record
 
 
-def check_states(seen: list[Seen], record: Record, game: int, seat: int | None) -> int:
+def check_states(seen: list[Seen], record: ReplayRecord, game: int, seat: int | None) -> int:
     """Check one client's states of ``game`` (``seat``: the client's seat, None for a watcher)
     against the record; returns ``start``, the seq of the deal.
 
@@ -150,7 +162,7 @@ def check_states(seen: list[Seen], record: Record, game: int, seat: int | None) 
     return start
 
 
-def check_complete(seen: list[Seen], record: Record, game: int, start: int) -> None:
+def check_complete(seen: list[Seen], record: ReplayRecord, game: int, start: int) -> None:
     """The last state of ``game`` a client saw is the end, and its seq is the deal's plus the
     number of actions in the record: each applied action made exactly one seq."""
     last = [s for s in seen if s.game == game][-1]

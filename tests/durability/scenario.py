@@ -22,7 +22,19 @@ from typing import Any, TypeVar
 from client.bots import make_bot
 from client.runner import BotRunner, RunStats
 from client.sdk import ServerError
-from protocol.messages import CreateTournament, GetTournament, StartTournament
+from client.sdk_events import Closed, Disconnected, Item, Reconnected
+from protocol.messages import (
+    CreateTournament,
+    GameOver,
+    GetTournament,
+    StartTournament,
+    State,
+    TournamentCreated,
+    TournamentGame,
+    TournamentInfo,
+    TournamentOver,
+)
+from protocol.payloads import TournamentGameResult
 from tests.durability.harness import Acked, Changes, Pace, RecordingClient, ServerProcess, connect
 
 T = TypeVar("T")
@@ -117,20 +129,20 @@ class TournamentRun:
     back_at: list[float]
     """Unix times at which the organiser's reader saw it reconnected."""
 
-    def results(self, stream: Iterable[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def results(self, stream: Iterable[Item] | None = None) -> list[TournamentGameResult]:
         """The ``result`` of every ``tournament_game`` push in ``stream`` (the organiser's log)."""
         items = self.organiser.stream if stream is None else stream
-        return [m["result"] for m in items if m["type"] == "tournament_game" and m["tournament"] == self.id]
+        return [m.result for m in items if isinstance(m, TournamentGame) and m.tournament == self.id]
 
 
-def ended_at(item: dict[str, Any], table: int, fresh: bool) -> int | None:
+def ended_at(item: Item, table: int, fresh: bool) -> int | None:
     """The game id whose end ``item`` shows at ``table``, if it does: a ``game_over``, or, for a
     watcher whose connection came back after the game ended (``fresh``: the first state since),
     the snapshot of a finished game (the watcher is not sent that game's ``game_over`` again)."""
-    if item["type"] == "game_over" and item["table"] == table:
-        return int(item["game"])
-    if item["type"] == "state" and item["table"] == table and fresh and item["view"]["phase"] == "over":
-        return int(item["game"])
+    if isinstance(item, GameOver) and item.table == table:
+        return item.game
+    if isinstance(item, State) and item.table == table and fresh and item.view["phase"] == "over":
+        return item.game
     return None
 
 
@@ -139,21 +151,23 @@ async def spectate(client: RecordingClient, table: int, games: int, ended: list[
     their ids are appended to ``ended``."""
     fresh = False
     async for item in client.messages():
-        if item["type"] == "closed":
-            raise AssertionError(f"spectator of table {table}: the client closed: {item['reason']}")
+        if isinstance(item, Closed):
+            raise AssertionError(f"spectator of table {table}: the client closed: {item.reason}")
         game = ended_at(item, table, fresh)
         if game is not None and game not in ended:
             ended.append(game)
-        if item["type"] == "disconnected":
+        if isinstance(item, Disconnected):
             fresh = True
-        elif item["type"] == "state" and item["table"] == table:
+        elif isinstance(item, State) and item.table == table:
             fresh = False
         if len(ended) >= games:
             return
 
 
 async def get_tournament(client: RecordingClient, tid: int) -> dict[str, Any]:
-    return dict((await client.request(GetTournament, tournament=tid))["info"])
+    answer = await client.request(GetTournament, tournament=tid)
+    assert isinstance(answer, TournamentInfo), answer
+    return dict(answer.info)
 
 
 async def organise(client: RecordingClient, tid: int, back_at: list[float]) -> dict[str, Any]:
@@ -162,9 +176,9 @@ async def organise(client: RecordingClient, tid: int, back_at: list[float]) -> d
     to connections open at that moment, so each reconnect's time is noted in ``back_at``, and
     the organiser then asks whether the tournament ended meanwhile."""
     async for item in client.messages():
-        if item["type"] == "tournament_over" and item["tournament"] == tid:
-            return dict(item["info"])
-        if item["type"] == "reconnected":
+        if isinstance(item, TournamentOver) and item.tournament == tid:
+            return dict(item.info)
+        if isinstance(item, Reconnected):
             back_at.append(time.time())
             try:
                 info = await get_tournament(client, tid)
@@ -172,8 +186,8 @@ async def organise(client: RecordingClient, tid: int, back_at: list[float]) -> d
                 raise AssertionError(f"organiser: the tournament is not there after the restart: {exc}") from None
             if info["status"] == "finished":
                 return info
-        if item["type"] == "closed":
-            raise AssertionError(f"organiser: the client closed: {item['reason']}")
+        if isinstance(item, Closed):
+            raise AssertionError(f"organiser: the client closed: {item.reason}")
     raise AssertionError("organiser: the messages ended")
 
 
@@ -216,21 +230,19 @@ class Scenario:
 
     async def open_tournament(self) -> TournamentRun:
         organiser = await self.client("organiser", bot=False)
-        tid = int(
-            (
-                await organiser.request(
-                    CreateTournament,
-                    name=TOURNAMENT_NAME,
-                    preset="classic",
-                    seats=4,
-                    games=TOURNAMENT_GAMES,
-                    concurrency=TOURNAMENT_CONCURRENCY,
-                    master_seed=20261125,
-                    action_seconds=ACTION_SECONDS,
-                    bots=TOURNAMENT_BOTS,
-                )
-            )["tournament"]
+        created = await organiser.request(
+            CreateTournament,
+            name=TOURNAMENT_NAME,
+            preset="classic",
+            seats=4,
+            games=TOURNAMENT_GAMES,
+            concurrency=TOURNAMENT_CONCURRENCY,
+            master_seed=20261125,
+            action_seconds=ACTION_SECONDS,
+            bots=TOURNAMENT_BOTS,
         )
+        assert isinstance(created, TournamentCreated), created
+        tid = created.tournament
         await self.start_when_registered(organiser, tid)
         back_at: list[float] = []
         return TournamentRun(tid, organiser, self.spawn(organise(organiser, tid, back_at), "organiser"), back_at)

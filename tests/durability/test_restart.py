@@ -32,7 +32,9 @@ from typing import Any
 import pytest
 
 from client.sdk import ServerError
+from client.sdk_events import Reconnected
 from protocol.errors import ErrorCode
+from protocol.messages import GameOver, GoingAway
 from tests.durability.checks import (
     check_acked,
     check_complete,
@@ -89,7 +91,7 @@ async def test_kill_9_loses_nothing_acknowledged(server: ServerProcess) -> None:
     async with played(server, signal.SIGKILL) as scenario:
         assert scenario.exit_status == -signal.SIGKILL
         for c in scenario.clients:
-            assert not [m for m in c.before_drop() if m["type"] == "going_away"], f"{c.name}: a goodbye after a crash"
+            assert not [m for m in c.before_drop() if isinstance(m, GoingAway)], f"{c.name}: a goodbye after a crash"
         await check_everything(scenario)
 
 
@@ -98,8 +100,8 @@ async def test_sigterm_says_going_away_and_exits_0(server: ServerProcess) -> Non
         assert scenario.exit_status == 0, server.output()
         for c in scenario.clients:
             seen = c.before_drop()
-            goodbyes = [m for m in seen if m["type"] == "going_away"]
-            assert len(goodbyes) == 1 and goodbyes[0]["returning"] is True, (c.name, goodbyes)
+            goodbyes = [m for m in seen if isinstance(m, GoingAway)]
+            assert len(goodbyes) == 1 and goodbyes[0].returning is True, (c.name, goodbyes)
             assert seen[-1] is goodbyes[0], f"{c.name}: the server sent {seen[-1]} after going_away"
         await check_everything(scenario)
 
@@ -121,16 +123,16 @@ def check_reconnected(scenario: Scenario) -> None:
     for run in scenario.tables:
         for seat, player in enumerate(run.players):
             (back,) = reconnections(player)
-            assert back["resumed"] == [{"table": run.table, "seat": seat}] and not back["lost"], (player.name, back)
+            assert back.resumed == [{"table": run.table, "seat": seat}] and not back.lost, (player.name, back)
         (back,) = reconnections(run.spectator)
-        assert back["watching"] == [run.table] and not back["lost"], (run.spectator.name, back)
+        assert back.watching == [run.table] and not back.lost, (run.spectator.name, back)
     assert scenario.tournament is not None
     (back,) = reconnections(scenario.tournament.organiser)
-    assert not back["lost"], back
+    assert not back.lost, back
 
 
-def reconnections(client: RecordingClient) -> list[dict[str, Any]]:
-    return [m for m in client.stream if m["type"] == "reconnected"]
+def reconnections(client: RecordingClient) -> list[Reconnected]:
+    return [m for m in client.stream if isinstance(m, Reconnected)]
 
 
 def check_clocks(scenario: Scenario) -> None:
@@ -161,8 +163,8 @@ async def check_table(run: TableRun) -> None:
         for seat, player in enumerate(run.players):
             check_states(states_seen(player.stream, run.table), record, game, seat)
         check_acked(acked, stored, game, start)
-        over = [m for m in reader.stream if m["type"] == "game_over" and m["game"] == game]
-        assert all(m["result"]["places"] == list(record.outcome.places) for m in over)  # type: ignore[union-attr]
+        over = [m for m in reader.stream if isinstance(m, GameOver) and m.game == game]
+        assert all(m.result["places"] == list(record.outcome.places) for m in over)  # type: ignore[union-attr]
         if number == 0:  # the game the stop came in the middle of
             mine = [a for a in acked if a.game == game]
             assert any(not a.after_restart for a in mine) and any(a.after_restart for a in mine), (

@@ -6,7 +6,16 @@ from typing import Any
 
 import pytest
 
-from server.engine import ErrorCode, Game, IllegalAction, make_rules, parse_action, parse_cards, stack_deck, view_for
+from server.engine import (
+    Game,
+    IllegalAction,
+    IllegalReason,
+    make_rules,
+    parse_action,
+    parse_cards,
+    stack_deck,
+    view_for,
+)
 from server.engine.cards import format_card
 from server.engine.events import Event
 
@@ -66,7 +75,7 @@ def all_cards(game: Game) -> list[int]:
     return sorted(out)
 
 
-def refused(game: Game, text: str, seat: int | None = None) -> ErrorCode:
+def refused(game: Game, text: str, seat: int | None = None) -> IllegalReason:
     """Apply an action that must be refused; return its code and check nothing changed."""
     s = game.current if seat is None else seat
     views = [view_for(game, x) for x in range(game.n)]

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from server.engine import (
     PRESETS,
-    ErrorCode,
     Game,
     IllegalAction,
+    IllegalReason,
     build_deck,
     format_action,
     format_card,
@@ -195,7 +195,7 @@ def test_malformed_action_texts(text: str) -> None:
     """Malformed action texts raise IllegalAction with MALFORMED_ACTION and a message."""
     with pytest.raises(IllegalAction) as exc:
         parse_action(text)
-    assert exc.value.code == ErrorCode.MALFORMED_ACTION
+    assert exc.value.code == IllegalReason.MALFORMED_ACTION
     assert exc.value.message
 
 
@@ -204,7 +204,7 @@ def test_non_text_actions_are_malformed(thing: object) -> None:
     """parse_action of something that is not a string raises MALFORMED_ACTION."""
     with pytest.raises(IllegalAction) as exc:
         parse_action(thing)  # type: ignore[arg-type]
-    assert exc.value.code == ErrorCode.MALFORMED_ACTION
+    assert exc.value.code == IllegalReason.MALFORMED_ACTION
 
 
 @settings(max_examples=300, deadline=None)
@@ -221,7 +221,7 @@ def test_any_text_parses_or_is_malformed(text: str) -> None:
     try:
         action = parse_action(text)
     except IllegalAction as exc:
-        assert exc.code == ErrorCode.MALFORMED_ACTION
+        assert exc.code == IllegalReason.MALFORMED_ACTION
         return
     assert parse_action(format_action(action)) == action
 

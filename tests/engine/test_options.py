@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from server.engine import (
-    ErrorCode,
     Game,
+    IllegalReason,
     Series,
     make_rules,
     stack_deck,
@@ -100,7 +100,7 @@ def test_jokers_added_to_deck_and_played_only_with_jokers() -> None:
     act(g, "play Ac")
     legal = legal_texts(g)
     assert {"play Xr", "play Xb", "play Xr Xb"} <= legal
-    assert refused(g, "play Xr Ad") == ErrorCode.MIXED_RANKS
+    assert refused(g, "play Xr Ad") == IllegalReason.MIXED_RANKS
     act(g, "play Xr Xb")
     assert g.current == 1 and names(g.pile) == ["Ac", "Xr", "Xb"]
 
@@ -149,11 +149,11 @@ def test_deal_style_choose_place_cards_then_ready() -> None:
     assert g.phase == "setup"
     assert g.face_up == [[[], [], []], [[], [], []]]
     assert len(g.hand(1)) == 6 and len(g.hand(0)) == 6
-    assert refused(g, "ready", 1) == ErrorCode.SETUP_INCOMPLETE
-    assert refused(g, "swap 5d 0", 1) == ErrorCode.NOT_ALLOWED  # nothing to swap on an empty slot
+    assert refused(g, "ready", 1) == IllegalReason.SETUP_INCOMPLETE
+    assert refused(g, "swap 5d 0", 1) == IllegalReason.NOT_ALLOWED  # nothing to swap on an empty slot
     act(g, "place 9s 0", 1)
     act(g, "place Jc 1", 1)
-    assert refused(g, "ready", 1) == ErrorCode.SETUP_INCOMPLETE
+    assert refused(g, "ready", 1) == IllegalReason.SETUP_INCOMPLETE
     act(g, "place Kd 2", 1)
     act(g, "swap 7h 0", 1)  # a placed card may be swapped back
     assert names([st[0] for st in g.face_up[1]]) == ["7h", "Jc", "Kd"]
@@ -192,8 +192,8 @@ def test_draw_before_play_draw_then_play_leaves_at_most_refill_to() -> None:
     act(g, "draw")
     assert names(g.hand(1)) == ["3h", "6c", "6d", "8d", "As"]
     assert legal_texts(g) == {"play 6c 6d"}  # only a pair leaves at most 3
-    assert refused(g, "play 3h") == ErrorCode.HAND_TOO_LARGE
-    assert refused(g, "draw") == ErrorCode.HAND_TOO_LARGE
+    assert refused(g, "play 3h") == IllegalReason.HAND_TOO_LARGE
+    assert refused(g, "draw") == IllegalReason.HAND_TOO_LARGE
     ev = act(g, "play 6c 6d")
     assert "drew" not in kinds(ev) and len(g.hand(1)) == 3
 
@@ -211,14 +211,14 @@ def test_draw_before_play_no_draw_with_hand_above_refill_to() -> None:
     act(g, "play 3h")
     assert g.current == 0 and len(g.hand(0)) == 5
     assert "draw" not in legal_texts(g)
-    assert refused(g, "draw") == ErrorCode.HAND_TOO_LARGE
+    assert refused(g, "draw") == IllegalReason.HAND_TOO_LARGE
 
 
 def test_draw_before_play_off_in_classic() -> None:
     """draw_before_play: false (classic) offers no draw; 'draw' is refused with OPTION_OFF."""
     g = table(hands={1: "6c 6d As", 0: "Kc Kd Ks"}, up={1: "3c Jh Js", 0: "Qh Qs Qd"})
     assert "draw" not in legal_texts(g)
-    assert refused(g, "draw") == ErrorCode.OPTION_OFF
+    assert refused(g, "draw") == IllegalReason.OPTION_OFF
 
 
 # ----------------------------------------------------------------------------- opening
@@ -240,15 +240,15 @@ def test_opening_announce_lowest_announced_opens_tie_to_earlier() -> None:
     """opening: announce: the lowest announced card opens (ties to the earlier announcer) and must be played."""
     g = table({"opening": "announce"}, seats=3, **OPEN_CARDS)
     assert g.phase == "announce" and g.current == 1  # the dealer's left announces first
-    assert refused(g, "announce 5c", 2) == ErrorCode.NOT_YOUR_TURN
+    assert refused(g, "announce 5c", 2) == IllegalReason.NOT_YOUR_TURN
     assert act(g, "announce 5h") == [("announced", 1, cards("5h")[0])]
     act(g, "announce 5c")  # same rank, later: loses the tie
     ev = act(g, "announce 9d")  # seat 0 keeps its 3 secret
     assert ("first_player", 1, cards("5h")[0]) in ev
     assert g.phase == "play" and g.current == 1
     assert legal_texts(g) == {"play 5h", "play 5d 5h"}
-    assert refused(g, "play 6s") == ErrorCode.MUST_PLAY_ANNOUNCED
-    assert refused(g, "play 5d") == ErrorCode.MUST_PLAY_ANNOUNCED
+    assert refused(g, "play 6s") == IllegalReason.MUST_PLAY_ANNOUNCED
+    assert refused(g, "play 5d") == IllegalReason.MUST_PLAY_ANNOUNCED
     act(g, "play 5h")
     assert g.current == 2 and "play 5c" in legal_texts(g)
 
@@ -278,7 +278,7 @@ def test_ten_anywhere_false_ten_not_on_jack() -> None:
     g = table({"ten_anywhere": False}, hands={1: "Jc 9c 4d", 0: "Td Qd 5d"}, up={1: "3c Kh Ks", 0: "Kd Kc Qs"})
     act(g, "play Jc")
     assert "play Td" not in legal_texts(g)
-    assert refused(g, "play Td") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Td") == IllegalReason.DOES_NOT_BEAT
     act(g, "play Qd")
     g2 = table({"ten_anywhere": False}, hands={1: "9c Jc 4d", 0: "Td Qd 5d"}, up={1: "3c Kh Ks", 0: "Kd Kc Qs"})
     act(g2, "play 9c")
@@ -334,7 +334,7 @@ def test_voluntary_pickup_false_take_refused_when_play_exists() -> None:
     g = table({"voluntary_pickup": False}, hands={1: "5c 9s Ac", 0: "9c Kd 4h"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
     act(g, "play 5c")
     assert "take" not in legal_texts(g)
-    assert refused(g, "take") == ErrorCode.MUST_PLAY
+    assert refused(g, "take") == IllegalReason.MUST_PLAY
 
 
 def test_voluntary_pickup_false_take_when_no_play() -> None:
@@ -381,7 +381,7 @@ def test_faceup_fail_leave_keeps_face_up_cards() -> None:
     """faceup_fail: leave: a stuck seat picks up only the pile; the face-up cards stay."""
     g = _faceup_endgame({"faceup_fail": "leave"})
     assert legal_texts(g) == {"take"}
-    assert refused(g, "take 5d") == ErrorCode.NOT_ALLOWED
+    assert refused(g, "take 5d") == IllegalReason.NOT_ALLOWED
     ev = act(g, "take")
     assert ev[0] == ("took", 0, tuple(cards("Kc")))
     assert names(g.hand(0)) == ["Kc"]
@@ -468,14 +468,14 @@ def test_karma_stacking_setup_stack_refills_hand() -> None:
     act(g, "place 9s 0", 1)
     assert names(g.face_up[1][0]) == ["9c", "9d", "9h", "9s"]
     assert names(g.hand(1)) == ["5c", "6h", "7h"]
-    assert refused(g, "place 5c 1", 1) == ErrorCode.NOT_ALLOWED  # only equal ranks stack
+    assert refused(g, "place 5c 1", 1) == IllegalReason.NOT_ALLOWED  # only equal ranks stack
 
 
 def test_karma_stacking_off_classic_no_stacking() -> None:
     """karma_stacking: false (classic): a card cannot be placed on an occupied face-up slot."""
     g = deal("classic", 2, hands={1: cards("9d 9h 5c")}, face_up={1: cards("9c Kd 4s")})
     assert not any(a[0] == "place" for a in g.legal_actions(1))
-    assert refused(g, "place 9d 0", 1) == ErrorCode.NOT_ALLOWED
+    assert refused(g, "place 9d 0", 1) == IllegalReason.NOT_ALLOWED
 
 
 def test_karma_stacking_stack_is_played_whole() -> None:
@@ -495,7 +495,7 @@ def test_karma_stacking_stack_is_played_whole() -> None:
     strip(g, 1, hand=True, stock=True)
     legal = legal_texts(g)
     assert "play 9c 9d" in legal and "play 9c" not in legal and "play 9d" not in legal
-    assert refused(g, "play 9c") == ErrorCode.STACK_SPLIT
+    assert refused(g, "play 9c") == IllegalReason.STACK_SPLIT
     act(g, "play 9c 9d")
     assert names(g.pile) == ["9c", "9d"] and g.face_up[1][0] == []
 
@@ -512,7 +512,7 @@ def test_match_count_single_refused_after_pair_but_two_and_ten_allowed() -> None
     legal = legal_texts(g)
     assert {"play 8c 8d", "play 2c", "play Td"} <= legal
     assert "play 8c" not in legal
-    assert refused(g, "play 8c") == ErrorCode.TOO_FEW_CARDS
+    assert refused(g, "play 8c") == IllegalReason.TOO_FEW_CARDS
     act(g, "play 2c")
     assert "play 9s" in legal_texts(g)  # after a single, no floor
 
@@ -569,7 +569,7 @@ def test_suit_runs_run_cut_by_burn_refused() -> None:
     g = table({"suit_runs": True}, hands={1: "9h Th Jh", 0: "6c 8c 4d"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
     legal = legal_texts(g)
     assert "run 9h Th Jh" not in legal and "run Th Jh" not in legal
-    assert refused(g, "run 9h Th Jh") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "run 9h Th Jh") == IllegalReason.DOES_NOT_BEAT
     ev = act(g, "run 9h Th")
     assert "burned" in kinds(ev) and g.current == 1 and g.pile == []
 
@@ -578,15 +578,15 @@ def test_suit_runs_not_a_run_and_first_card_must_beat() -> None:
     """suit_runs: mixed suits are NOT_A_RUN; a run whose first card does not beat the pile is refused."""
     g = table({"suit_runs": True}, hands={1: "8c 4s 5h", 0: "5c 6c 7d"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
     act(g, "play 8c")
-    assert refused(g, "run 5c 6c 7d") == ErrorCode.NOT_A_RUN
-    assert refused(g, "run 5c 6c") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "run 5c 6c 7d") == IllegalReason.NOT_A_RUN
+    assert refused(g, "run 5c 6c") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_suit_runs_off_classic() -> None:
     """suit_runs: false (classic): runs are not offered and are refused with OPTION_OFF."""
     g = table(hands={1: "5h 6h 7h", 0: "6c 8c 4d"}, up={1: "3c Qh Qs", 0: "Kc Kh Ks"})
     assert not any(a[0] == "run" for a in g.legal_actions(1))
-    assert refused(g, "run 5h 6h 7h") == ErrorCode.OPTION_OFF
+    assert refused(g, "run 5h 6h 7h") == IllegalReason.OPTION_OFF
 
 
 # ----------------------------------------------------------------------------- stock_gamble
@@ -623,7 +623,7 @@ def test_stock_gamble_off_classic() -> None:
     g = table(stock="5s Jd", **GAMBLE_CARDS)
     act(g, "play 9c")
     assert "gamble" not in legal_texts(g)
-    assert refused(g, "gamble") == ErrorCode.OPTION_OFF
+    assert refused(g, "gamble") == IllegalReason.OPTION_OFF
 
 
 # ----------------------------------------------------------------------------- powers
@@ -638,7 +638,7 @@ def test_powers_classic_default_two_reset_ten_burn() -> None:
     assert rules.powers_of(2) == ("reset",) and rules.powers_of(10) == ("burn",)
     g = table({"powers": {"2": []}}, hands={1: "Kc 3h 9c", 0: "2d 9d Jd"}, up={1: "3c Qh Qs", 0: "Ac Ah As"})
     act(g, "play Kc")
-    assert refused(g, "play 2d") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play 2d") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_powers_reset_on_another_rank() -> None:
@@ -650,7 +650,7 @@ def test_powers_reset_on_another_rank() -> None:
     act(g, "play 3h")
     classic = table(**POWER_CARDS)
     act(classic, "play Kc")
-    assert refused(classic, "play 5d") == ErrorCode.DOES_NOT_BEAT
+    assert refused(classic, "play 5d") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_powers_burn_on_another_rank() -> None:
@@ -668,15 +668,15 @@ def test_powers_lower_next_at_most_that_rank() -> None:
     act(g, "play 9c")
     assert view_for(g, 0)["to_beat"] == {"rule": "at_most", "rank": "9", "also": [], "min_cards": 1}
     assert {"play 9d", "play 5d"} <= legal_texts(g)
-    assert refused(g, "play Jd") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Jd") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_powers_lower_strict_next_strictly_lower() -> None:
     """powers lower_strict: after a 9 only lower ranks follow; another 9 is refused."""
     g = table({"powers": {"9": ["lower_strict"]}}, **POWER_CARDS)
     act(g, "play 9c")
-    assert refused(g, "play 9d") == ErrorCode.DOES_NOT_BEAT
-    assert refused(g, "play Jd") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play 9d") == IllegalReason.DOES_NOT_BEAT
+    assert refused(g, "play Jd") == IllegalReason.DOES_NOT_BEAT
     act(g, "play 5d")
 
 
@@ -686,7 +686,7 @@ def test_powers_glass_transparent_and_beaten_by_anything_on_empty() -> None:
     act(g, "play Kc")
     act(g, "play 5d")
     assert view_for(g, 1)["to_beat"]["rank"] == "K"
-    assert refused(g, "play Qc") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Qc") == IllegalReason.DOES_NOT_BEAT
     g = table({"powers": {"5": ["glass"]}}, hands={1: "5c 3h Qc", 0: "3d 9d Ad"}, up={1: "3c Qh Qs", 0: "Ac Ah As"})
     act(g, "play 5c")
     assert "play 3d" in legal_texts(g)

@@ -12,8 +12,8 @@ import pytest
 
 from server.engine import (
     PRESETS,
-    ErrorCode,
     Game,
+    IllegalReason,
     RulesError,
     check_seats,
     make_rules,
@@ -129,13 +129,13 @@ def test_encyclopedia_match_count_and_optional_pair_skip() -> None:
     assert g.rules.match_count and not g.rules.pair_skip
     act(g, "play 7c 7d")
     assert g.current == 2
-    assert refused(g, "play 8c") == ErrorCode.TOO_FEW_CARDS
+    assert refused(g, "play 8c") == IllegalReason.TOO_FEW_CARDS
     act(g, "play 8c 8d")
     assert g.current == 0
     g = table("encyclopedia", {"pair_skip": True}, **spec)
     ev = act(g, "play 7c 7d")
     assert ("skipped", 2) in ev and g.current == 0
-    assert refused(g, "play Jc") == ErrorCode.TOO_FEW_CARDS
+    assert refused(g, "play Jc") == IllegalReason.TOO_FEW_CARDS
 
 
 # ----------------------------------------------------------------------------- six_players
@@ -153,12 +153,12 @@ def test_six_players_jokers_glass_and_reverse() -> None:
     assert not g.stock  # 6 x 9 = 54
     act(g, "play Ac")
     assert {"play Xr", "play Xb", "play Xr Xb"} <= legal_texts(g)
-    assert refused(g, "play Xr 4d") == ErrorCode.MIXED_RANKS
+    assert refused(g, "play Xr 4d") == IllegalReason.MIXED_RANKS
     ev = act(g, "play Xr Xb")
     assert ev.count(("reversed", 2, -1)) == 1
     assert g.current == 1  # back to the player of the ace, who must beat it
     assert view_for(g, 1)["to_beat"]["rank"] == "A"
-    assert refused(g, "play Kd") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Kd") == IllegalReason.DOES_NOT_BEAT
     act(g, "play As")
     assert g.current == 0
 
@@ -182,7 +182,7 @@ def test_alt_deal_six_in_hand_choose_three_face_up() -> None:
         assert dealt_sizes(g, s) == (3, 0, 6)
     assert len(g.stock) == 52 - 4 * 9
     g = deal("alt_deal", 2, hands={1: cards("3c 5d 7h 9s Jc Kd")})
-    assert refused(g, "ready", 1) == ErrorCode.SETUP_INCOMPLETE
+    assert refused(g, "ready", 1) == IllegalReason.SETUP_INCOMPLETE
     for i, c in enumerate(("Kd", "Jc", "9s")):
         act(g, f"place {c} {i}", 1)
     act(g, "ready", 1)
@@ -203,7 +203,7 @@ def test_gultnieks_eight_on_seven_sends_duty_back_to_seven_player() -> None:
     )
     act(g, "play 7c")  # seat 1 (A) draws the 8d
     assert view_for(g, 2)["to_beat"] == {"rule": "at_most", "rank": "7", "also": ["8", "T"], "min_cards": 1}
-    assert refused(g, "play Kc") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Kc") == IllegalReason.DOES_NOT_BEAT
     ev = act(g, "play 8c")  # seat 2 (B) draws the Td
     assert ("reversed", 2, -1) in ev
     assert g.current == 1
@@ -211,7 +211,7 @@ def test_gultnieks_eight_on_seven_sends_duty_back_to_seven_player() -> None:
     assert view_for(g, 1)["to_beat"]["rank"] == "7"
     assert names(g.hand(1)) == ["5d", "8d", "9d"]
     assert legal_texts(g) == {"play 5d", "play 8d", "take"}
-    assert refused(g, "play 9d") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play 9d") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_gultnieks_ten_allowed_after_seven_and_eight_beaten_by_anything_on_empty() -> None:
@@ -335,7 +335,7 @@ def test_guarducci_seven_is_glass_on_a_pile() -> None:
     act(g, "play Ac")
     act(g, "play 7d")
     assert view_for(g, 1)["to_beat"]["rank"] == "A"
-    assert refused(g, "play Kh") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Kh") == IllegalReason.DOES_NOT_BEAT
     act(g, "play As")
 
 
@@ -344,7 +344,7 @@ def test_guarducci_seven_on_empty_pile_counts_as_seven() -> None:
     g = table("guarducci", hands={1: "7c Kh As", 0: "6d 9d 5d"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"})
     act(g, "play 7c")
     assert view_for(g, 0)["to_beat"]["rank"] == "7"
-    assert refused(g, "play 6d") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play 6d") == IllegalReason.DOES_NOT_BEAT
     act(g, "play 9d")
     plain_glass = table(
         "classic", {"powers": {"7": ["glass"]}}, hands={1: "7c Kh As", 0: "6d 9d 5d"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"}
@@ -357,7 +357,7 @@ def test_guarducci_ten_may_not_follow_eight() -> None:
     """guarducci: after an 8 only 8 or lower or a joker; a 10 may not follow an 8."""
     g = table("guarducci", hands={1: "8c Kh As", 0: "Td 5d Xr"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"})
     act(g, "play 8c")
-    assert refused(g, "play Td") == ErrorCode.DOES_NOT_BEAT
+    assert refused(g, "play Td") == IllegalReason.DOES_NOT_BEAT
     assert {"play 5d", "play Xr"} <= legal_texts(g)
     classic = table("classic", {"jokers": 2}, hands={1: "8c Kh As", 0: "Td 5d Xr"}, up={1: "3c Qh Qs", 0: "Jh Js Jd"})
     act(classic, "play 8c")
@@ -418,10 +418,10 @@ def test_egilsson_five_on_king_next_below_five() -> None:
     legal = legal_texts(g)
     assert "play 4h" in legal and "gamble" in legal
     for bad in ("play 5h", "play 6h", "play Th"):
-        assert refused(g, bad) == ErrorCode.DOES_NOT_BEAT
+        assert refused(g, bad) == IllegalReason.DOES_NOT_BEAT
     classic = table(hands={1: "Kc 4h 5h", 0: "5d 9d Jd"}, up={1: "3c Qh Qs", 0: "Ac Ah As"})
     act(classic, "play Kc")
-    assert refused(classic, "play 5d") == ErrorCode.DOES_NOT_BEAT
+    assert refused(classic, "play 5d") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_egilsson_stock_gamble() -> None:
@@ -440,7 +440,7 @@ def _wikibooks_ready(seats: int = 2) -> Game:
     g = deal("wikibooks", seats, hands={1: cards("4h 9c Jc Ks Kd Qc Qd 5c"), 0: cards("6h 6d 7c 8c 9h Ac Ad As")})
     for s in (1, 0):
         assert len(g.hand(s)) == 8 and not any(g.face_up[s])
-        assert refused(g, "ready", s) == ErrorCode.SETUP_INCOMPLETE
+        assert refused(g, "ready", s) == IllegalReason.SETUP_INCOMPLETE
         hand = g.hand(s)
         for i, c in enumerate(hand[-3:]):
             g.apply(s, ("place", c, i))
@@ -467,8 +467,8 @@ def test_wikibooks_announced_card_must_be_played() -> None:
     assert g.phase == "play" and g.current == 1
     assert view_for(g, 0)["must_play"] == "4h"
     assert legal_texts(g) == {"play 4h"}  # no draw before the announced card
-    assert refused(g, "play 9c") == ErrorCode.MUST_PLAY_ANNOUNCED
-    assert refused(g, "draw") == ErrorCode.MUST_PLAY_ANNOUNCED
+    assert refused(g, "play 9c") == IllegalReason.MUST_PLAY_ANNOUNCED
+    assert refused(g, "draw") == IllegalReason.MUST_PLAY_ANNOUNCED
     act(g, "play 4h")
     assert g.current == 0 and view_for(g, 0)["must_play"] is None
 
@@ -492,8 +492,8 @@ def test_wikibooks_ten_not_on_jack_and_no_voluntary_pickup() -> None:
     act(g2, "pass")
     act(g2, "pass")
     act(g2, "play Jc")
-    assert refused(g2, "play Th") == ErrorCode.DOES_NOT_BEAT
-    assert refused(g2, "take") == ErrorCode.MUST_PLAY
+    assert refused(g2, "play Th") == IllegalReason.DOES_NOT_BEAT
+    assert refused(g2, "take") == IllegalReason.MUST_PLAY
     act(g2, "play Qh")
 
 
@@ -514,7 +514,7 @@ def test_linz_four_fives_with_an_eight_between_burn() -> None:
     )
     act(classic, "play 5c 5d")
     act(classic, "play 8c")
-    assert refused(classic, "play 5h 5s") == ErrorCode.DOES_NOT_BEAT
+    assert refused(classic, "play 5h 5s") == IllegalReason.DOES_NOT_BEAT
 
 
 def test_linz_seven_lower_allows_eight_and_ten() -> None:
@@ -524,6 +524,6 @@ def test_linz_seven_lower_allows_eight_and_ten() -> None:
     legal = legal_texts(g)
     assert {"play 8c", "play Td", "play 4c"} <= legal
     assert "play 9c" not in legal and "play Jc" not in legal and "take" not in legal
-    assert refused(g, "take") == ErrorCode.MUST_PLAY
+    assert refused(g, "take") == IllegalReason.MUST_PLAY
     r = make_rules("linz")
     assert (r.refill_to, r.draw_before_play, r.faceup_fail, r.jokers, r.burn_count) == (5, True, "leave", 0, 4)

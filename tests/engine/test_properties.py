@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from server.engine import (
     PRESETS,
-    ErrorCode,
     Game,
     IllegalAction,
-    Record,
+    IllegalReason,
+    ReplayRecord,
     build_deck,
     event_to_dict,
     make_rules,
@@ -415,7 +415,7 @@ def _attempt(game: Game, seat: object, action: object, before: tuple, snap: tupl
     try:
         game.apply(seat, action)  # type: ignore[arg-type]
     except IllegalAction as exc:
-        assert isinstance(exc.code, ErrorCode), f"{where}: code {exc.code!r} is not an ErrorCode"
+        assert isinstance(exc.code, IllegalReason), f"{where}: code {exc.code!r} is not an IllegalReason"
         check_message(game, seat, action, exc)
     else:
         raise AssertionError(
@@ -429,7 +429,7 @@ def _attempt(game: Game, seat: object, action: object, before: tuple, snap: tupl
 
 def check_message(game: Game, seat: object, action: object, exc: IllegalAction) -> None:
     """An error message names only cards the seat named, holds, or everyone sees (errors.py)."""
-    if exc.code == ErrorCode.MALFORMED_ACTION:
+    if exc.code == IllegalReason.MALFORMED_ACTION:
         return  # syntax help may quote example cards
     named = count_cards(exc.message)
     ok: set[int] = set(game.pile) | {c for _, c in game.announcements}
@@ -546,7 +546,7 @@ def play(
     check_replay(game)
     if mid_record is not None:
         upto, views = mid_record
-        g = Record.of(game).replay(upto)
+        g = ReplayRecord.of(game).replay(upto)
         assert all_views(g) == views, "a partial replay differs from the state at that step"
     stats["actions"] = len(game.history)
     stats["capped"] = int(game.capped)
@@ -555,13 +555,13 @@ def play(
 
 def check_replay(game: Game) -> None:
     """A record replays to the same state, directly and through JSON."""
-    rec = Record.of(game)
+    rec = ReplayRecord.of(game)
     want = all_views(game)
     again = rec.replay()
     assert all_views(again) == want and again.outcome() == game.outcome()
     assert snapshot(again) == snapshot(game)
     wire = json.loads(json.dumps(rec.to_dict()))
-    rec2 = Record.from_dict(wire)
+    rec2 = ReplayRecord.from_dict(wire)
     assert rec2 == rec
     again2 = rec2.replay()
     assert all_views(again2) == want and again2.outcome() == game.outcome()
@@ -652,7 +652,7 @@ def test_small_cap_places_everyone(preset: str) -> None:
         assert game.capped and len(game.history) == 30
         with pytest.raises(IllegalAction) as exc:
             game.apply(0, ("take",))
-        assert exc.value.code == ErrorCode.GAME_OVER
+        assert exc.value.code == IllegalReason.GAME_OVER
         check_replay(game)
 
 

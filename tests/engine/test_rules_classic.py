@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from server.engine import (
-    ErrorCode,
     Game,
+    GameOutcome,
     IllegalAction,
-    Outcome,
+    IllegalReason,
     RulesError,
     Series,
     build_deck,
@@ -66,7 +66,7 @@ def snapshot(game: Game) -> tuple:
     )
 
 
-def assert_refused(game: Game, text: str, code: ErrorCode, seat: int | None = None) -> None:
+def assert_refused(game: Game, text: str, code: IllegalReason, seat: int | None = None) -> None:
     """``text`` is refused with ``code`` and the state stays exactly as it was."""
     seat = game.current if seat is None else seat
     before = snapshot(game)
@@ -304,7 +304,7 @@ def test_c4_exchange_any_number_of_hand_and_face_up_cards() -> None:
     act(game, "ready", 1)
     act(game, "ready", 0)
     assert game.phase == "play"
-    assert_refused(game, "swap 3c 0", ErrorCode.WRONG_PHASE, seat=1)
+    assert_refused(game, "swap 3c 0", IllegalReason.WRONG_PHASE, seat=1)
 
 
 def test_c4_nobody_sees_face_down_cards_not_even_their_owner() -> None:
@@ -424,7 +424,7 @@ def test_c6_play_must_equal_or_beat_the_top() -> None:
     game = two("3c 8c Kd", "7d 8d 9d", stock="4c 4h")
     act(game, "play 8c")
     assert legal_texts(game) == {"play 8d", "play 9d", "take"}
-    assert_refused(game, "play 7d", ErrorCode.DOES_NOT_BEAT)
+    assert_refused(game, "play 7d", IllegalReason.DOES_NOT_BEAT)
     act(game, "play 8d")  # equal rank is enough
     assert game.pile == cards("8c 8d")
     assert legal_texts(game) == {"play Kd", "take"}  # 3c and 4c are below 8
@@ -433,7 +433,7 @@ def test_c6_play_must_equal_or_beat_the_top() -> None:
 def test_c6_several_cards_of_one_rank_in_one_play() -> None:
     """C6: cards of one rank go down together; mixed ranks are refused."""
     game = two("3c 5c 5d", "4d 6d 8d", stock="9c 9d")
-    assert_refused(game, "play 3c 5c", ErrorCode.MIXED_RANKS)
+    assert_refused(game, "play 3c 5c", IllegalReason.MIXED_RANKS)
     events = act(game, "play 5c 5d")
     assert events[0] == ("played", 1, tuple(cards("5c 5d")), "hand")
     assert game.pile == cards("5c 5d")
@@ -569,7 +569,7 @@ def test_c11_player_who_cannot_play_must_pick_up() -> None:
     game = two("3c Ah Kd", "4d 5d 6d", stock="7c 7d")
     act(game, "play Ah")
     assert legal_texts(game) == {"take"}
-    assert_refused(game, "play 6d", ErrorCode.DOES_NOT_BEAT)
+    assert_refused(game, "play 6d", IllegalReason.DOES_NOT_BEAT)
     act(game, "take")
     assert game.hand(0) == cards("4d 5d 6d Ah") and game.current == 1
 
@@ -578,10 +578,10 @@ def test_c11_picking_up_an_empty_pile_is_not_a_move() -> None:
     """C11: 'take' on an empty pile (at the start, after a burn) is refused, state unchanged."""
     game = two("3c Tc 9d", "4d 5d 6d", stock="5h 6h")
     assert "take" not in legal_texts(game)
-    assert_refused(game, "take", ErrorCode.EMPTY_PILE)
+    assert_refused(game, "take", IllegalReason.EMPTY_PILE)
     act(game, "play Tc")
     assert game.current == 1 and "take" not in legal_texts(game)
-    assert_refused(game, "take", ErrorCode.EMPTY_PILE)
+    assert_refused(game, "take", IllegalReason.EMPTY_PILE)
 
 
 # --------------------------------------------------------------------------- C12 hand first
@@ -591,7 +591,7 @@ def test_c12_hand_cards_come_before_face_up_cards() -> None:
     """C12: a player with hand cards may not play a face-up card, even one that would be legal."""
     game = two("3c 5d 7d", "4d 6d 8d", up1="Ah Qh Kh")
     assert legal_texts(game) == {"play 3c", "play 5d", "play 7d"}
-    assert_refused(game, "play Ah", ErrorCode.WRONG_SOURCE)
+    assert_refused(game, "play Ah", IllegalReason.WRONG_SOURCE)
     events = act(game, "play 7d")
     assert events[0][3] == "hand"
 
@@ -717,7 +717,7 @@ def test_c15_after_failed_flip_hand_comes_before_face_down() -> None:
         "play Qd",
         "take",
     }
-    assert_refused(game, "flip 1", ErrorCode.WRONG_SOURCE)
+    assert_refused(game, "flip 1", IllegalReason.WRONG_SOURCE)
 
 
 # --------------------------------------------------------------------------- C16 going out
@@ -788,9 +788,9 @@ def test_c17_last_player_with_cards_is_the_shithead_and_places_follow_going_out(
     assert ("out", 0, 3) in events
     assert events[-1] == ("game_over", None, (1, 3, 0, 2), 2, False)
     assert game.is_over() and game.phase == "over"
-    assert game.outcome() == Outcome((1, 3, 0, 2), 2, False, None)
+    assert game.outcome() == GameOutcome((1, 3, 0, 2), 2, False, None)
     assert all(game.legal_actions(s) == () for s in range(4))
-    assert_refused(game, "play 6c", ErrorCode.GAME_OVER, seat=2)
+    assert_refused(game, "play 6c", IllegalReason.GAME_OVER, seat=2)
 
 
 def test_c17_two_players_game_ends_when_one_goes_out() -> None:
@@ -804,7 +804,7 @@ def test_c17_two_players_game_ends_when_one_goes_out() -> None:
     events = act(game, "flip 2")  # Jc on Jd: the last card, legal
     assert ("out", 1, 1) in events
     assert events[-1] == ("game_over", None, (1, 0), 0, False)
-    assert game.outcome() == Outcome((1, 0), 0, False, None)
+    assert game.outcome() == GameOutcome((1, 0), 0, False, None)
     assert game.legal_actions(0) == ()
 
 
@@ -834,9 +834,9 @@ def test_c18_capped_game_places_by_cards_held() -> None:
     assert (game.cards_held(1), game.cards_held(0)) == (9, 10)
     # Seat 0 was to act next, but holds the most cards: it is last.
     assert events[-1] == ("game_over", None, (1, 0), 0, True)
-    assert game.outcome() == Outcome((1, 0), 0, True, None)
+    assert game.outcome() == GameOutcome((1, 0), 0, True, None)
     assert game.capped
-    assert_refused(game, "play 4d", ErrorCode.GAME_OVER, seat=0)
+    assert_refused(game, "play 4d", IllegalReason.GAME_OVER, seat=0)
 
 
 @pytest.mark.parametrize("cap,places", [(4, (2, 0, 1)), (5, (0, 1, 2))])

@@ -10,9 +10,9 @@ import pytest
 
 from server.engine import (
     OPTION_NAMES,
-    ErrorCode,
     Game,
     IllegalAction,
+    IllegalReason,
     RulesError,
     check_seats,
     make_rules,
@@ -55,7 +55,7 @@ def snapshot(game: Game) -> tuple:
     )
 
 
-def refuse(game: Game, seat: Any, action: Any, code: ErrorCode) -> IllegalAction:
+def refuse(game: Game, seat: Any, action: Any, code: IllegalReason) -> IllegalAction:
     """``action`` of ``seat`` is refused with ``code`` and the state is exactly as before."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as exc:
@@ -65,7 +65,7 @@ def refuse(game: Game, seat: Any, action: Any, code: ErrorCode) -> IllegalAction
     return exc.value
 
 
-def refuse_text(game: Game, seat: int, text: str, code: ErrorCode) -> IllegalAction:
+def refuse_text(game: Game, seat: int, text: str, code: IllegalReason) -> IllegalAction:
     return refuse(game, seat, parse_action(text), code)
 
 
@@ -351,10 +351,10 @@ def test_every_option_name_has_a_valid_value_accepted() -> None:
 def test_not_your_turn() -> None:
     """Acting out of turn (or as a seat that does not exist) is NOT_YOUR_TURN; nothing changes."""
     g = playing()
-    refuse_text(g, 0, "play 4h", ErrorCode.NOT_YOUR_TURN)
-    refuse_text(g, 0, "take", ErrorCode.NOT_YOUR_TURN)
+    refuse_text(g, 0, "play 4h", IllegalReason.NOT_YOUR_TURN)
+    refuse_text(g, 0, "take", IllegalReason.NOT_YOUR_TURN)
     for seat in (2, -1, "1", None):
-        refuse(g, seat, parse_action("play 5c"), ErrorCode.NOT_YOUR_TURN)
+        refuse(g, seat, parse_action("play 5c"), IllegalReason.NOT_YOUR_TURN)
 
 
 @pytest.mark.parametrize("seat", [1.0, True], ids=repr)
@@ -363,80 +363,80 @@ def test_not_your_turn_seat_must_be_an_int(seat: Any) -> None:
     g = playing()
     assert g.legal_actions(seat) == ()
     g.legal_actions(1)  # warm the cache for seat 1
-    refuse(g, seat, parse_action("play 5c"), ErrorCode.NOT_YOUR_TURN)
+    refuse(g, seat, parse_action("play 5c"), IllegalReason.NOT_YOUR_TURN)
 
 
 def test_wrong_phase() -> None:
     """Setup actions during play, plays during setup, announcing outside the opening: WRONG_PHASE."""
     g = deal("classic", 2, hands={1: cards("5c 5d Kc")}, face_up={1: cards("3c Qh Qs")})
-    refuse_text(g, 1, "play 5c", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "take", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "announce 5c", ErrorCode.WRONG_PHASE)
+    refuse_text(g, 1, "play 5c", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "take", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "announce 5c", IllegalReason.WRONG_PHASE)
     g = playing()
-    refuse_text(g, 1, "swap 5c 0", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "ready", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "announce 5c", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "pass", ErrorCode.WRONG_PHASE)
+    refuse_text(g, 1, "swap 5c 0", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "ready", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "announce 5c", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "pass", IllegalReason.WRONG_PHASE)
     g = start("classic", 2, {"opening": "announce"}, hands={1: cards("5c 5d Kc")})
     assert g.phase == "announce"
-    refuse_text(g, 1, "play 5c", ErrorCode.WRONG_PHASE)
-    refuse_text(g, 1, "ready", ErrorCode.WRONG_PHASE)
+    refuse_text(g, 1, "play 5c", IllegalReason.WRONG_PHASE)
+    refuse_text(g, 1, "ready", IllegalReason.WRONG_PHASE)
 
 
 def test_card_not_held() -> None:
     """Playing, swapping or announcing a card the seat does not hold is CARD_NOT_HELD."""
     g = playing()
-    refuse_text(g, 1, "play 4h", ErrorCode.CARD_NOT_HELD)  # seat 0's card
-    refuse_text(g, 1, "play 5c 5h", ErrorCode.CARD_NOT_HELD)
-    refuse_text(g, 1, "play 5c 5c", ErrorCode.CARD_NOT_HELD)  # one deck: only one 5c
+    refuse_text(g, 1, "play 4h", IllegalReason.CARD_NOT_HELD)  # seat 0's card
+    refuse_text(g, 1, "play 5c 5h", IllegalReason.CARD_NOT_HELD)
+    refuse_text(g, 1, "play 5c 5c", IllegalReason.CARD_NOT_HELD)  # one deck: only one 5c
     g = deal("classic", 2, hands={1: cards("5c 5d Kc")}, face_up={1: cards("3c Qh Qs")})
-    refuse_text(g, 1, "swap 4h 0", ErrorCode.CARD_NOT_HELD)
+    refuse_text(g, 1, "swap 4h 0", IllegalReason.CARD_NOT_HELD)
     g = start("classic", 2, {"opening": "announce"}, hands={1: cards("5c 5d Kc")})
-    refuse_text(g, 1, "announce 4h", ErrorCode.CARD_NOT_HELD)
+    refuse_text(g, 1, "announce 4h", IllegalReason.CARD_NOT_HELD)
 
 
 def test_does_not_beat() -> None:
     """A card lower than the pile's top is DOES_NOT_BEAT."""
     g = playing()
     act(g, "play Kc")
-    refuse_text(g, 0, "play 4h", ErrorCode.DOES_NOT_BEAT)
-    refuse_text(g, 0, "play 9h", ErrorCode.DOES_NOT_BEAT)
+    refuse_text(g, 0, "play 4h", IllegalReason.DOES_NOT_BEAT)
+    refuse_text(g, 0, "play 9h", IllegalReason.DOES_NOT_BEAT)
 
 
 def test_mixed_ranks() -> None:
     """A play of cards of different ranks is MIXED_RANKS."""
     g = playing()
-    refuse_text(g, 1, "play 5c Kc", ErrorCode.MIXED_RANKS)
-    refuse_text(g, 1, "play 5c 5d Kc", ErrorCode.MIXED_RANKS)
+    refuse_text(g, 1, "play 5c Kc", IllegalReason.MIXED_RANKS)
+    refuse_text(g, 1, "play 5c 5d Kc", IllegalReason.MIXED_RANKS)
 
 
 def test_empty_pile() -> None:
     """Picking up an empty pile is not a move: EMPTY_PILE."""
     g = playing()
-    refuse_text(g, 1, "take", ErrorCode.EMPTY_PILE)
+    refuse_text(g, 1, "take", IllegalReason.EMPTY_PILE)
 
 
 def test_wrong_source() -> None:
     """Face-up cards or a face-down flip while the hand holds cards: WRONG_SOURCE (C12)."""
     g = playing()
-    refuse_text(g, 1, "play Qh", ErrorCode.WRONG_SOURCE)
-    refuse_text(g, 1, "play Qh Qs", ErrorCode.WRONG_SOURCE)
-    refuse_text(g, 1, "flip 0", ErrorCode.WRONG_SOURCE)
+    refuse_text(g, 1, "play Qh", IllegalReason.WRONG_SOURCE)
+    refuse_text(g, 1, "play Qh Qs", IllegalReason.WRONG_SOURCE)
+    refuse_text(g, 1, "flip 0", IllegalReason.WRONG_SOURCE)
     strip_to_face_down(g, 1)
-    refuse_text(g, 1, "play 5c", ErrorCode.WRONG_SOURCE)
+    refuse_text(g, 1, "play 5c", IllegalReason.WRONG_SOURCE)
 
 
 def test_bad_position() -> None:
     """A face-up slot or face-down position that does not exist is BAD_POSITION."""
     g = deal("classic", 2, hands={1: cards("5c 5d Kc")}, face_up={1: cards("3c Qh Qs")})
-    refuse_text(g, 1, "swap 5c 3", ErrorCode.BAD_POSITION)
-    refuse(g, 1, ("swap", cards("5c")[0], -1), ErrorCode.BAD_POSITION)
+    refuse_text(g, 1, "swap 5c 3", IllegalReason.BAD_POSITION)
+    refuse(g, 1, ("swap", cards("5c")[0], -1), IllegalReason.BAD_POSITION)
     g = playing()
     strip_to_face_down(g, 1)
     assert {a for a in g.legal_actions(1)} == {("flip", 0), ("flip", 1), ("flip", 2)}
-    refuse_text(g, 1, "flip 3", ErrorCode.BAD_POSITION)
-    refuse_text(g, 1, "flip 999", ErrorCode.BAD_POSITION)
-    refuse(g, 1, ("flip", -1), ErrorCode.BAD_POSITION)
+    refuse_text(g, 1, "flip 3", IllegalReason.BAD_POSITION)
+    refuse_text(g, 1, "flip 999", IllegalReason.BAD_POSITION)
+    refuse(g, 1, ("flip", -1), IllegalReason.BAD_POSITION)
 
 
 GARBAGE = [
@@ -476,7 +476,7 @@ GARBAGE = [
 def test_malformed_action_objects(action: Any) -> None:
     """Objects that are not actions, or hold card ints outside the deck, are MALFORMED_ACTION."""
     g = playing()
-    refuse(g, 1, action, ErrorCode.MALFORMED_ACTION)
+    refuse(g, 1, action, IllegalReason.MALFORMED_ACTION)
 
 
 def test_malformed_action_equal_to_a_legal_one_but_not_ints() -> None:
@@ -485,15 +485,15 @@ def test_malformed_action_equal_to_a_legal_one_but_not_ints() -> None:
     assert float(five_c) == 20.0
     g = deal("classic", 2, hands={1: cards("5c 5d Kc")}, face_up={1: cards("3c Qh Qs")})
     assert ("swap", five_c, 0) in g.legal_actions(1)
-    refuse(g, 1, ("swap", 20.0, 0), ErrorCode.MALFORMED_ACTION)
-    refuse(g, 1, ("swap", five_c, False), ErrorCode.MALFORMED_ACTION)
+    refuse(g, 1, ("swap", 20.0, 0), IllegalReason.MALFORMED_ACTION)
+    refuse(g, 1, ("swap", five_c, False), IllegalReason.MALFORMED_ACTION)
     g = playing()
     assert ("play", (five_c,)) in g.legal_actions(1)
-    refuse(g, 1, ("play", (20.0,)), ErrorCode.MALFORMED_ACTION)
+    refuse(g, 1, ("play", (20.0,)), IllegalReason.MALFORMED_ACTION)
     strip_to_face_down(g, 1)
     assert ("flip", 0) in g.legal_actions(1)
-    refuse(g, 1, ("flip", 0.0), ErrorCode.MALFORMED_ACTION)
-    refuse(g, 1, ("flip", False), ErrorCode.MALFORMED_ACTION)
+    refuse(g, 1, ("flip", 0.0), IllegalReason.MALFORMED_ACTION)
+    refuse(g, 1, ("flip", False), IllegalReason.MALFORMED_ACTION)
 
 
 BAD_TEXTS = [
@@ -530,7 +530,7 @@ def test_malformed_action_text(text: str) -> None:
     """parse_action refuses text that is not an action with MALFORMED_ACTION."""
     with pytest.raises(IllegalAction) as exc:
         parse_action(text)
-    assert exc.value.code == ErrorCode.MALFORMED_ACTION
+    assert exc.value.code == IllegalReason.MALFORMED_ACTION
 
 
 def test_parse_action_non_string() -> None:
@@ -538,7 +538,7 @@ def test_parse_action_non_string() -> None:
     for bad in (None, 5, b"play 5c", ("play",)):
         with pytest.raises(IllegalAction) as exc:
             parse_action(bad)  # type: ignore[arg-type]
-        assert exc.value.code == ErrorCode.MALFORMED_ACTION
+        assert exc.value.code == IllegalReason.MALFORMED_ACTION
 
 
 def test_game_over() -> None:
@@ -554,32 +554,32 @@ def test_game_over() -> None:
     assert g.is_over()
     for seat in (0, 1):
         for text in ("play 5c", "play Ah", "take", "ready", "flip 0", "draw", "pass", "swap 5c 0"):
-            refuse_text(g, seat, text, ErrorCode.GAME_OVER)
+            refuse_text(g, seat, text, IllegalReason.GAME_OVER)
 
 
 def test_already_ready() -> None:
     """A seat that said ready may not say it again, nor swap: ALREADY_READY."""
     g = deal("classic", 3, hands={1: cards("5c 5d Kc")}, face_up={1: cards("3c Qh Qs")})
     act(g, "ready", 1)
-    refuse_text(g, 1, "ready", ErrorCode.ALREADY_READY)
-    refuse_text(g, 1, "swap 5c 0", ErrorCode.ALREADY_READY)
+    refuse_text(g, 1, "ready", IllegalReason.ALREADY_READY)
+    refuse_text(g, 1, "swap 5c 0", IllegalReason.ALREADY_READY)
     assert g.phase == "setup"
 
 
 def test_setup_incomplete() -> None:
     """Under deal_style choose, ready before every slot is filled is SETUP_INCOMPLETE."""
     g = deal("alt_deal", 2, hands={1: cards("3c 5d 7h 9s Jc Kd")})
-    refuse_text(g, 1, "ready", ErrorCode.SETUP_INCOMPLETE)
+    refuse_text(g, 1, "ready", IllegalReason.SETUP_INCOMPLETE)
     act(g, "place 9s 0", 1)
-    refuse_text(g, 1, "ready", ErrorCode.SETUP_INCOMPLETE)
+    refuse_text(g, 1, "ready", IllegalReason.SETUP_INCOMPLETE)
 
 
 def test_option_off_and_not_a_run() -> None:
     """Actions of options the table does not use are OPTION_OFF; a bad run is NOT_A_RUN."""
     g = playing()
-    refuse_text(g, 1, "draw", ErrorCode.OPTION_OFF)
-    refuse_text(g, 1, "gamble", ErrorCode.OPTION_OFF)
-    refuse_text(g, 1, "run 5c 5d", ErrorCode.OPTION_OFF)
+    refuse_text(g, 1, "draw", IllegalReason.OPTION_OFF)
+    refuse_text(g, 1, "gamble", IllegalReason.OPTION_OFF)
+    refuse_text(g, 1, "run 5c 5d", IllegalReason.OPTION_OFF)
     g = start(
         "classic",
         2,
@@ -587,8 +587,8 @@ def test_option_off_and_not_a_run() -> None:
         hands={1: cards("5c 6c 8c"), 0: cards("4h 9h Ah")},
         face_up={1: cards("3c Qh Qs"), 0: cards("Jc Jd Js")},
     )
-    refuse_text(g, 1, "run 5c", ErrorCode.NOT_A_RUN)
-    refuse_text(g, 1, "run 5c 6c 8c", ErrorCode.NOT_A_RUN)
+    refuse_text(g, 1, "run 5c", IllegalReason.NOT_A_RUN)
+    refuse_text(g, 1, "run 5c 6c 8c", IllegalReason.NOT_A_RUN)
 
 
 def test_stock_empty() -> None:
@@ -601,8 +601,8 @@ def test_stock_empty() -> None:
         face_up={1: cards("3c")},
     )
     assert not g.stock and g.current == 1
-    refuse_text(g, 1, "draw", ErrorCode.STOCK_EMPTY)
-    refuse_text(g, 1, "gamble", ErrorCode.STOCK_EMPTY)
+    refuse_text(g, 1, "draw", IllegalReason.STOCK_EMPTY)
+    refuse_text(g, 1, "gamble", IllegalReason.STOCK_EMPTY)
 
 
 def test_game_goes_on_normally_after_refusals() -> None:

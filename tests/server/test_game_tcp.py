@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import Record
+from server.engine import ReplayRecord
 from tests.server.client import make_table, play_until_over, short_seeds
 
 SEED2 = short_seeds("classic", 2, 1, max_len=200)[0]
@@ -31,7 +31,7 @@ def check_result(result: dict[str, Any], seats: int) -> list[int]:
 async def fetch_replay(client: Any, game: int) -> tuple[dict[str, Any], Any]:
     rec = await client.ok({"type": "get_record", "game": game}, "record")
     stored = rec["record"]
-    return stored, Record.from_dict(stored["record"]).replay()
+    return stored, ReplayRecord.from_dict(stored["record"]).replay()
 
 
 @pytest.mark.parametrize("mode", ["msgpack", "json"])

@@ -23,7 +23,7 @@ from protocol.framing import FrameDecoder, encode_frame, encode_line
 from protocol.messages import C2S
 from server.app import App
 from server.config import Limits, ServerConfig
-from server.engine import Record
+from server.engine import ReplayRecord
 from server.store import Store
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import packed
@@ -322,7 +322,7 @@ async def test_shutdown_keeps_the_finished_game(tmp_path: Any, make_app: Any, pl
         stored = store.game(game_id)
         assert stored is not None and store.game_count() == 1
         assert stored["players"] == ["ka", "kb"]
-        replay = Record.from_dict(stored["record"]).replay()
+        replay = ReplayRecord.from_dict(stored["record"]).replay()
         assert list(replay.outcome().places) == out["game_over"][0]["result"]["places"]
     finally:
         store.close()

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from server.engine import Game, Record, event_to_dict, format_card, view_for
+from server.engine import Game, ReplayRecord, event_to_dict, format_card, view_for
 from server.engine.cards import build_deck
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import cards_in, cards_in_text
@@ -20,7 +20,7 @@ SEEDS = {3: short_seeds("classic", 3, 3, max_len=300), 4: short_seeds("classic",
 DECK = [format_card(c) for c in build_deck(1, 0)]
 
 
-def positions(record: Record) -> list[Game]:
+def positions(record: ReplayRecord) -> list[Game]:
     """The game after 0, 1, ... n actions."""
     game = Game(record.rules(), record.seats, record.dealer, list(record.deck))
     out = [game.clone()]
@@ -65,7 +65,7 @@ def strip_server_fields(view: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def check_client(c: TestClient, table: int, seat: int | None, pos: list[Game], record: Record) -> int:
+def check_client(c: TestClient, table: int, seat: int | None, pos: list[Game], record: ReplayRecord) -> int:
     """Check every frame ``c`` received; return how many error texts were checked."""
     n_prev = -1
     last_state: dict[str, Any] | None = None
@@ -168,7 +168,7 @@ async def test_no_frame_leaks_a_hidden_card(app: Any, players: Any, connect: Any
         codes.update(e["reason"] for _, e in out["errors"])
         game_id = out["game_over"][0]["game"]
         stored = (await reader.ok({"type": "get_record", "game": game_id}, "record"))["record"]
-        record = Record.from_dict(stored["record"])
+        record = ReplayRecord.from_dict(stored["record"])
         pos = positions(record)
         assert list(pos[-1].outcome().places) == out["game_over"][0]["result"]["places"]
         for seat, c in enumerate(clients):

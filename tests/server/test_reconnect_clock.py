@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from server.engine import Record, format_action
+from server.engine import ReplayRecord, format_action
 from server.table import default_action
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import current, ready_all, step, sync
@@ -179,7 +179,7 @@ async def test_clock_applies_default_action_and_counts_timeouts(app: Any, player
     assert timeouts(lazy)[:5] == timeouts(busy)[:5] == timeouts(w)[:5]
     # Each timeout applied exactly the default action of its position.
     game = app.tables[t].game
-    record = Record.of(game)
+    record = ReplayRecord.of(game)
     for f in busy.frames:
         if f["type"] != "state":
             continue

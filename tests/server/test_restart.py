@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from server.app import App
-from server.engine import Record
+from server.engine import ReplayRecord
 from tests.server.client import TestClient, make_table, play_until_over
 from tests.server.helpers import crash, ready_all, step, sync
 from tests.server.waiting import until_loop
@@ -71,7 +71,7 @@ async def test_a_game_comes_back_after_a_crash(tmp_path: Any, make_app: Any, pla
     game_id = over["game_over"][0]["game"]
     rec = (await again[0].ok({"type": "get_record", "game": game_id}, "record"))["record"]
     assert rec["started"] < crashed_at  # dealt before the crash, whatever the time the server was down
-    record = Record.from_dict(rec["record"])
+    record = ReplayRecord.from_dict(rec["record"])
     assert list(record.actions[: len(history)]) == history
     assert list(record.replay().outcome().places) == over["game_over"][0]["result"]["places"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
-from server.engine import Record, event_to_dict, format_action, make_rules, parse_cards, stack_deck
+from server.engine import ReplayRecord, event_to_dict, format_action, make_rules, parse_cards, stack_deck
 from server.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
 
@@ -160,7 +160,7 @@ def test_tick_applies_default_action_after_the_clock() -> None:
     out = Outbox()
     expected = default_action(t.game, 0)
     # What that action does, worked out on a replayed copy of the game.
-    twin = Record.of(t.game).replay(len(t.game.history))
+    twin = ReplayRecord.of(t.game).replay(len(t.game.history))
     effects = [event_to_dict(e) for e in twin.apply(0, expected)]
     t.tick(115.0, 120.0, out)
     sent = states(out, b)
@@ -251,7 +251,7 @@ def test_spectator_only_gets_spectator_views() -> None:
     overs = [(s, m) for s, m in out.items if isinstance(m, GameOver)]
     assert {id(s) for s, _ in overs} == {id(a), id(b), id(w)}
     # The finished game's record replays to its result.
-    assert list(Record.from_dict(finished.record).replay().outcome().places) == finished.result["places"]
+    assert list(ReplayRecord.from_dict(finished.record).replay().outcome().places) == finished.result["places"]
     assert t.games_played == 1 and t.summary()["status"] == "waiting"
 
 

@@ -1,9 +1,12 @@
-"""Builders of wire messages for the CLI tests: summaries, players, views and states shaped as
-``docs/PROTOCOL.md`` shows them, with only the fields a test cares about given."""
+"""Builders for the CLI tests: summaries, players and views shaped as ``docs/PROTOCOL.md``
+shows them (plain dicts, as the SDK hands them out inside messages), and typed ``State``
+messages around them, with only the fields a test cares about given."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from protocol.messages import State
 
 
 def summary(
@@ -117,15 +120,12 @@ def state(
     table: int = 1,
     events: list[dict[str, Any]] | None = None,
     deadline: float | None = None,
-) -> dict[str, Any]:
+) -> State:
     """A ``state`` message around view ``v``."""
-    out: dict[str, Any] = {"type": "state", "table": table, "seq": seq, "game": game, "view": v, "events": events or []}
-    if deadline is not None:
-        out["deadline"] = deadline
-    return out
+    return State(table=table, seq=seq, game=game, view=v, events=events or [], deadline=deadline)
 
 
-def midgame(**extra: Any) -> dict[str, Any]:
+def midgame(**extra: Any) -> State:
     """A four-player classic game in play, seen by alice (seat 0) on her turn."""
     players = [
         player(0, "alice", hand=7, up=[["Ts"], ["4s"], ["Ad"]]),

@@ -24,6 +24,9 @@ from client.cli.render import Theme, plain_lines, render_screen
 from client.cli.seats import SeatTokens
 from client.house import HouseBots
 from client.sdk import Client
+from client.sdk_events import Item
+from protocol.messages import TableUpdate
+from protocol.payloads import SeatSummary
 from server.app import App
 from tests.client.helpers import next_message
 
@@ -45,13 +48,13 @@ async def sdk(app: App, clients: list[Client], name: str, password: str | None =
     return c
 
 
-def seat_zero(table: int, check: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+def seat_zero(table: int, check: Callable[[SeatSummary], bool]) -> Callable[[Item], bool]:
     """A predicate: a ``table_update`` of ``table`` whose seat 0 is taken and passes ``check``."""
 
-    def match(m: dict[str, Any]) -> bool:
-        if m["type"] != "table_update" or m["table"] != table:
+    def match(m: Item) -> bool:
+        if not isinstance(m, TableUpdate) or m.table != table:
             return False
-        seat = m["summary"]["seats"][0]
+        seat = m.summary["seats"][0]
         return seat is not None and check(seat)
 
     return match
@@ -71,9 +74,9 @@ async def away_at(app: App, clients: list[Client], name: str, password: str | No
     await me.close()
     waiting = set(out)
 
-    def all_away(m: dict[str, Any]) -> bool:
-        if any(seat_zero(t, lambda seat: seat["away"] is True)(m) for t in waiting):
-            waiting.discard(m["table"])
+    def all_away(m: Item) -> bool:
+        if isinstance(m, TableUpdate) and any(seat_zero(t, lambda seat: seat["away"] is True)(m) for t in waiting):
+            waiting.discard(m.table)
         return not waiting
 
     await next_message(bob, all_away, GUARD)

@@ -16,16 +16,17 @@ from client.cli.commands import (
     take_action,
 )
 from client.cli.model import Model, reduce, toggle_selected
+from protocol.messages import Joined, TableCreated, TableUpdate, Tables, Watching
 from tests.client.cli.helpers import midgame, player, state, summary, view
 
 PAIRS = ["play 7c", "play 7d", "play 7h", "play 7c 7d", "play 7c 7h", "play 7d 7h", "play 7c 7d 7h", "play 9s", "take"]
 
 
 def at(v: dict, *, tables: list | None = None) -> Model:
-    m = reduce(Model(name="alice"), {"type": "joined", "table": 1, "seat": 0, "token": "t"})
-    m = reduce(m, {"type": "table_update", "table": 1, "summary": summary(1, ["alice", "bob"])})
+    m = reduce(Model(name="alice"), Joined(id=1, table=1, seat=0, token="t"))
+    m = reduce(m, TableUpdate(table=1, summary=summary(1, ["alice", "bob"])))
     if tables:
-        m = reduce(m, {"type": "tables", "tables": tables})
+        m = reduce(m, Tables(id=1, tables=tables))
     return reduce(m, state(v))
 
 
@@ -89,9 +90,7 @@ def test_refusals_say_why() -> None:
         resolve_action("frob", SEVENS)
     with pytest.raises(CommandError, match="not at a table"):
         resolve_action("take", Model())
-    watcher = reduce(
-        reduce(Model(), {"type": "watching", "table": 1}), state(view([player(0, "a"), player(1, "b")], seat=None))
-    )
+    watcher = reduce(reduce(Model(), Watching(id=1, table=1)), state(view([player(0, "a"), player(1, "b")], seat=None)))
     with pytest.raises(CommandError, match="watching"):
         resolve_action("take", watcher)
 
@@ -216,7 +215,7 @@ def test_lobby_and_other_commands(typed: str, kind: str, args: dict) -> None:
 
 
 def test_join_defaults_to_the_table_just_created() -> None:
-    m = reduce(Model(), {"type": "table_created", "table": 9})
+    m = reduce(Model(), TableCreated(id=1, table=9))
     assert parse_command("join", m).args == {"table": 9}
     with pytest.raises(CommandError, match="which table"):
         parse_command("join", Model())
@@ -237,7 +236,7 @@ def test_completion_offers_the_legal_actions_first() -> None:
 
 
 def test_completion_of_commands_tables_presets_and_bots() -> None:
-    m = at(midgame()["view"], tables=[summary(4, ["x", None]), summary(12, ["y", None])])
+    m = at(midgame().view, tables=[summary(4, ["x", None]), summary(12, ["y", None])])
     assert "create" in completions(m, "cr") and "chat" in completions(m, "c")
     assert completions(m, "join 1") == ["1", "12"]
     assert completions(m, "bot g") == ["greedy"]
@@ -247,7 +246,7 @@ def test_completion_of_commands_tables_presets_and_bots() -> None:
 def test_resume_takes_a_waiting_seat_and_completes_its_tables() -> None:
     waiting = summary(3, ["bob", "alice"])
     waiting["seats"][1]["away"] = True
-    m = reduce(Model(name="alice"), {"type": "tables", "tables": [summary(2, ["alice", "bob"]), waiting]})
+    m = reduce(Model(name="alice"), Tables(id=1, tables=[summary(2, ["alice", "bob"]), waiting]))
     assert "resume" in completions(m, "res")
     assert completions(m, "resume ") == ["3"]  # table 2 holds alice too, but she is there
     assert parse_command("resume", m).args == {"table": 3}

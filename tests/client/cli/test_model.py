@@ -17,15 +17,32 @@ from client.cli.model import (
     selected_picks,
     toggle_selected,
 )
-from client.sdk_events import Disconnected, Reconnected
-from protocol.messages import ChatMessage
+from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
+from protocol.messages import (
+    ChatMessage,
+    Error,
+    GameOver,
+    GoingAway,
+    Joined,
+    Pong,
+    Presence,
+    PresenceEvent,
+    TableCreated,
+    TableUpdate,
+    Tables,
+    Watching,
+    Welcome,
+)
+from protocol.errors import ErrorCode
 from tests.client.cli.helpers import midgame, player, state, summary, view
+
+WELCOME = Welcome(id=1, version=1, server="test", limits={}, capabilities=[], password_required=False)
 
 
 def seated() -> Model:
-    m = reduce(Model(name="alice"), {"type": "joined", "id": 4, "table": 1, "seat": 0, "token": "t"})
+    m = reduce(Model(name="alice"), Joined(id=4, table=1, seat=0, token="t"))
     names: list[str | None] = ["alice", "greedy-1", "carol", "dave"]
-    return reduce(m, {"type": "table_update", "table": 1, "summary": summary(1, names)})
+    return reduce(m, TableUpdate(table=1, summary=summary(1, names)))
 
 
 def feed(m: Model) -> list[str]:
@@ -60,7 +77,7 @@ def test_events_become_words_with_draws_joined_to_the_play() -> None:
         {"kind": "out", "seat": 3, "place": 1},
         {"kind": "game_over", "seat": None, "places": [3, 0, 1, 2], "loser": 2, "capped": False},
     ]
-    m = reduce(seated(), state(midgame()["view"], events=events))
+    m = reduce(seated(), state(midgame().view, events=events))
     lines = feed(m)
     assert "alice (you) played Tc Td, drew 2" in lines  # the draw comes after the burn, told with the play
     assert "The pile burns (12 cards); alice (you) plays again" in lines
@@ -79,40 +96,39 @@ def test_a_draw_after_a_play_joins_its_line() -> None:
 
 def test_pushes_before_the_join_answer_adopt_the_table() -> None:
     """A table_update/state that overtakes our own joined still lands at that table."""
-    m = reduce(Model(name="alice"), {"type": "table_update", "table": 3, "summary": summary(3)})
+    m = reduce(Model(name="alice"), TableUpdate(table=3, summary=summary(3)))
     assert m.table == 3
-    m = reduce(m, state(midgame()["view"], table=3))
+    m = reduce(m, state(midgame().view, table=3))
     assert m.seat == 0 and m.view is not None
 
 
 def test_state_of_another_table_is_ignored() -> None:
     """Only the table on screen is drawn."""
-    m = reduce(seated(), state(midgame()["view"], table=7))
+    m = reduce(seated(), state(midgame().view, table=7))
     assert m.view is None
 
 
 def test_game_over_is_kept_until_the_next_game_starts() -> None:
     """The result screen stays through the final state, and goes with the next game's first."""
     m = reduce(seated(), midgame())
-    over = {
-        "type": "game_over",
-        "table": 1,
-        "game": 2,
-        "result": {
+    over = GameOver(
+        table=1,
+        game=2,
+        result={
             "places": [3, 0, 1, 2],
             "loser": 2,
             "capped": False,
             "flush": None,
             "players": ["alice", "greedy-1", "carol", "dave"],
         },
-        "tally": {
+        tally={
             "places": [[0, 1, 0, 0]] * 4,
             "losses": [0, 0, 1, 0],
             "capped": 0,
             "players": ["alice", "greedy-1", "carol", "dave"],
             "timeouts": [0, 0, 0, 0],
         },
-    }
+    )
     m = reduce(m, over)
     assert m.game_over is not None and m.game_over.game == 2 and m.deadline_at is None
     m = reduce(
@@ -132,32 +148,22 @@ def test_errors_are_words_and_stay_in_the_status() -> None:
     """An error is a feed line and the model's current error; STALE_SEQ gets plain advice."""
     m = reduce(
         seated(),
-        {
-            "type": "error",
-            "id": 8,
-            "code": "ILLEGAL_ACTION",
-            "message": "it is seat 1's turn",
-            "reason": "NOT_YOUR_TURN",
-        },
+        Error(id=8, code=ErrorCode.ILLEGAL_ACTION, message="it is seat 1's turn", reason="NOT_YOUR_TURN"),
     )
     assert m.error == "It is seat 1's turn" and m.feed[-1].kind == "error"
-    m = reduce(m, {"type": "error", "id": 9, "code": "STALE_SEQ", "message": "seq 4 is stale"})
+    m = reduce(m, Error(id=9, code=ErrorCode.STALE_SEQ, message="seq 4 is stale"))
     assert m.error is not None and "Choose again" in m.error
 
 
 def test_connection_pseudo_events_set_the_status() -> None:
     """disconnected -> reconnecting, reconnected -> connected (seats told), closed -> closed."""
-    m = reduce(
-        seated(), {"type": "disconnected", "reason": "connection lost (EOF)", "code": None, "reconnecting": True}
-    )
+    m = reduce(seated(), Disconnected(reason="connection lost (EOF)", code=None, reconnecting=True))
     assert m.connection == "reconnecting"
-    m = reduce(
-        m, {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []}
-    )
+    m = reduce(m, Reconnected(attempt=1, resumed=[{"table": 1, "seat": 0}], watching=[], lost=[]))
     assert m.connection == "connected" and "Seat 0 at table 1 is yours again." in feed(m)
-    m = reduce(m, {"type": "disconnected", "reason": "x", "reconnecting": False})
+    m = reduce(m, Disconnected(reason="x", reconnecting=False, code=None))
     assert m.connection == "closed"
-    m = reduce(m, {"type": "closed", "reason": "x"})
+    m = reduce(m, Closed(reason="x"))
     assert m.connection == "closed"
 
 
@@ -165,36 +171,28 @@ def test_a_lost_seat_after_reconnecting_returns_to_the_lobby() -> None:
     """A seat the SDK could not take back is gone from the screen."""
     m = reduce(
         reduce(seated(), midgame()),
-        {
-            "type": "reconnected",
-            "attempt": 2,
-            "resumed": [],
-            "watching": [],
-            "lost": [{"table": 1, "code": "BAD_TOKEN", "message": "no"}],
-        },
+        Reconnected(attempt=2, resumed=[], watching=[], lost=[{"table": 1, "code": "BAD_TOKEN", "message": "no"}]),
     )
     assert m.table is None and m.view is None
 
 
 def test_chat_lobby_and_local_messages() -> None:
     """chat_message, tables, table_created, watching and left."""
-    m = reduce(seated(), {"type": "chat_message", "table": 1, "seat": 1, "name": "greedy-1", "text": "gg"})
+    m = reduce(seated(), ChatMessage(table=1, seat=1, name="greedy-1", text="gg"))
     assert m.chat[-1] == ("greedy-1", "gg") and feed(m)[-1] == "greedy-1: gg"
-    m = reduce(m, {"type": "tables", "tables": [summary(5, ["x", None])]})
+    m = reduce(m, Tables(id=1, tables=[summary(5, ["x", None])]))
     assert set(m.tables) == {1, 5}  # the table we sit at stays known
-    m = reduce(m, {"type": "left", "table": 1})
+    m = reduce(m, Left(table=1))
     assert m.table is None and m.seat is None
-    m = reduce(m, {"type": "table_created", "table": 5})
+    m = reduce(m, TableCreated(id=1, table=5))
     assert m.created == 5
-    m = reduce(m, {"type": "watching", "table": 5})
+    m = reduce(m, Watching(id=1, table=5))
     assert m.table == 5 and m.watching and m.seat is None
 
 
-def test_typed_messages_and_local_events_are_read_like_their_wire_maps() -> None:
-    """protocol.messages objects, the SDK's connection events and the CLI's local events are
-    taken as they are, like the wire maps of the same shape."""
-    msg = ChatMessage(table=1, seat=1, name="greedy-1", text="hi")
-    assert reduce(seated(), msg).chat[-1] == ("greedy-1", "hi")
+def test_local_events_change_the_model_like_the_answers_they_stand_for() -> None:
+    """The CLI's local events (made from the answers the SDK hands back) and the SDK's
+    connection events are taken as they are, like the messages they stand for."""
     m = reduce(Model(name="alice"), Entered(4, 1))
     assert m.table == 4 and m.seat == 1
     m = reduce(reduce(m, Listed([summary(4, ["x", "alice"])])), Left(4))
@@ -211,7 +209,7 @@ def test_typed_messages_and_local_events_are_read_like_their_wire_maps() -> None
 
 def test_unknown_messages_change_nothing() -> None:
     m = seated()
-    assert reduce(m, {"type": "pong", "id": 3}) is m
+    assert reduce(m, Pong(id=3)) is m
 
 
 def test_selectables_follow_the_phase_and_the_cards_left() -> None:
@@ -246,17 +244,21 @@ def test_marks_are_dropped_when_the_cards_change() -> None:
     """A new hand under the marks would make them point at other cards: they go."""
     m = toggle_selected(reduce(seated(), midgame()), 4)
     assert m.selected
-    same = reduce(m, state(midgame()["view"], seq=46))
+    same = reduce(m, state(midgame().view, seq=46))
     assert same.selected == m.selected
-    changed = midgame()["view"] | {"hand": ["3s", "4c"]}
+    changed = midgame().view | {"hand": ["3s", "4c"]}
     assert not reduce(m, state(changed, seq=47)).selected
 
 
 def test_presence_and_going_away_are_told_in_words() -> None:
     m = seated()
-    for event, bot in (("dropped", None), ("replaced", "greedy-4"), ("returned", "greedy-4")):
-        m = reduce(m, {"type": "presence", "table": 1, "seat": 2, "name": "carol", "event": event, "bot": bot})
-    m = reduce(m, {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True})
+    for event, bot in (
+        (PresenceEvent.DROPPED, None),
+        (PresenceEvent.REPLACED, "greedy-4"),
+        (PresenceEvent.RETURNED, "greedy-4"),
+    ):
+        m = reduce(m, Presence(table=1, seat=2, name="carol", event=event, bot=bot))
+    m = reduce(m, GoingAway(reason="the server is stopping (SIGTERM)", returning=True))
     assert feed(m)[-4:] == [
         "carol dropped.",
         "greedy-4 now plays for carol.",
@@ -270,14 +272,14 @@ def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
 
     m = reduce(seated(), midgame(), now=100.0)
     assert m.deadline_at is not None
-    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True}, now=101.0)
+    m = reduce(m, Disconnected(reason="EOF", code=None, reconnecting=True), now=101.0)
     assert m.deadline_at is None  # not counting down a clock we cannot hear about
-    m = reduce(m, {"type": "reconnecting", "attempt": 3, "retry_in": 1.6, "gives_up_in": 140.2}, now=102.0)
+    m = reduce(m, Reconnecting(attempt=3, retry_in=1.6, gives_up_in=140.2), now=102.0)
     text = "".join(t for _, t in render_status(m, width=120, now=102.5))
     assert "reconnecting in 2 s (attempt 3; seat kept 140 s more)" in text
     m = reduce(
         m,
-        {"type": "reconnected", "attempt": 3, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []},
+        Reconnected(attempt=3, resumed=[{"table": 1, "seat": 0}], watching=[], lost=[]),
         now=103.0,
     )
     assert m.connection == "connected" and m.retry_at is None
@@ -290,7 +292,7 @@ def test_seats_waiting_for_the_player_are_found_in_the_lobby() -> None:
     away = summary(3, ["bob", "alice"])
     away["seats"][1]["away"] = True
     here = summary(4, ["alice", "bob"])
-    m = reduce(m, {"type": "tables", "id": 1, "tables": [away, here]})
+    m = reduce(m, Tables(id=1, tables=[away, here]))
     assert waiting_seats(m) == [(3, 1)]
 
 
@@ -300,10 +302,10 @@ def test_the_turn_clock_is_paused_while_disconnected_and_comes_back_with_the_sna
     def turn_line(m: Model, now: float) -> str:
         return next(t for t in plain_lines(render_screen(m, width=100, height=30, now=now)) if "Your turn" in t)
 
-    m = reduce(reduce(seated(), {"type": "welcome"}), midgame(), now=100.0)
+    m = reduce(reduce(seated(), WELCOME), midgame(), now=100.0)
     assert "42s left" in turn_line(m, 100.0)
-    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True}, now=101.0)
-    m = reduce(m, {"type": "reconnecting", "attempt": 1, "retry_in": 0.2, "gives_up_in": 180.0}, now=101.0)
+    m = reduce(m, Disconnected(reason="EOF", code=None, reconnecting=True), now=101.0)
+    m = reduce(m, Reconnecting(attempt=1, retry_in=0.2, gives_up_in=180.0), now=101.0)
     assert m.clock_paused
     for now in (110.0, 200.0):  # not counting down, not running out
         assert "clock paused" in turn_line(m, now) and "left" not in turn_line(m, now)
@@ -312,19 +314,19 @@ def test_the_turn_clock_is_paused_while_disconnected_and_comes_back_with_the_sna
     assert "clock paused" in turn_line(m, 300.0)
     m = reduce(
         m,
-        {"type": "reconnected", "attempt": 1, "resumed": [{"table": 1, "seat": 0}], "watching": [], "lost": []},
+        Reconnected(attempt=1, resumed=[{"table": 1, "seat": 0}], watching=[], lost=[]),
         now=300.5,
     )
     assert not m.clock_paused and "42s left" in turn_line(m, 300.0)
 
 
 def test_going_away_is_said_once_until_the_connection_is_back() -> None:
-    away = {"type": "going_away", "reason": "the server is stopping (SIGTERM)", "returning": True}
+    away = GoingAway(reason="the server is stopping (SIGTERM)", returning=True)
     m = reduce(seated(), away)
-    m = reduce(m, {"type": "disconnected", "reason": "EOF", "code": None, "reconnecting": True})
+    m = reduce(m, Disconnected(reason="EOF", code=None, reconnecting=True))
     m = reduce(m, away)  # a reconnect attempt met the server still stopping
     assert sum("stopping" in t for t in feed(m)) == 1
-    m = reduce(m, {"type": "reconnected", "attempt": 2, "resumed": [], "watching": [], "lost": []})
+    m = reduce(m, Reconnected(attempt=2, resumed=[], watching=[], lost=[]))
     m = reduce(m, away)
     assert sum("stopping" in t for t in feed(m)) == 2
 
@@ -337,6 +339,6 @@ def test_a_seat_a_bot_plays_for_the_player_is_waiting_too() -> None:
     stood_in["seats"][1]["stand_in"] = "greedy-4"  # the bot's connection: not away
     other = summary(6, ["alice", "bob"])
     mine_here = summary(7, ["carol", "bob"])
-    m = reduce(m, {"type": "tables", "id": 1, "tables": [stood_in, other, mine_here]})
+    m = reduce(m, Tables(id=1, tables=[stood_in, other, mine_here]))
     assert waiting_seats(m) == [(5, 1)]
     assert held_tables(m) == {5, 7}

@@ -8,31 +8,33 @@ import pytest
 
 from client.cli.model import Model, reduce, toggle_selected
 from client.cli.render import Line, Theme, card_text, line_width, plain_lines, render_screen, render_status
+from client.sdk_events import Disconnected
+from protocol.errors import ErrorCode
+from protocol.messages import ChatMessage, Error, GameOver, Joined, TableUpdate, Tables
 from tests.client.cli.helpers import midgame, player, state, summary, view
 
 COLOUR_MARKS = ("fg:", "bg:", "ansi", "#")
 FOUR = ["alice", "greedy-1", "carol", "dave"]
-OVER = {
-    "type": "game_over",
-    "table": 1,
-    "game": 2,
-    "result": {"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None, "players": FOUR},
-    "tally": {
+OVER = GameOver(
+    table=1,
+    game=2,
+    result={"places": [3, 0, 1, 2], "loser": 2, "capped": False, "flush": None, "players": FOUR},
+    tally={
         "places": [[1, 1, 0, 0], [0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 0]],
         "losses": [0, 1, 1, 0],
         "capped": 0,
         "players": FOUR,
         "timeouts": [0, 0, 3, 0],
     },
-}
+)
 
 
 def base(names: list[str | None] | None = None) -> Model:
     m = reduce(
         Model(name="alice", server="127.0.0.1:7433", connection="connected"),
-        {"type": "joined", "table": 1, "seat": 0, "token": "t"},
+        Joined(id=1, table=1, seat=0, token="t"),
     )
-    return reduce(m, {"type": "table_update", "table": 1, "summary": summary(1, names or FOUR, status="playing")})
+    return reduce(m, TableUpdate(table=1, summary=summary(1, names or FOUR, status="playing")))
 
 
 def text(lines: list[Line]) -> str:
@@ -44,7 +46,7 @@ def mid() -> Model:
 
 
 def over() -> Model:
-    final = midgame()["view"] | {"phase": "over", "turn": None, "legal": []}
+    final = midgame().view | {"phase": "over", "turn": None, "legal": []}
     return reduce(reduce(base(), state(final, game=2)), OVER)
 
 
@@ -63,7 +65,7 @@ def lobby() -> Model:
             name="A very long table name for friday",
         ),
     ]
-    return reduce(Model(name="alice", server="127.0.0.1:7433"), {"type": "tables", "tables": tables})
+    return reduce(Model(name="alice", server="127.0.0.1:7433"), Tables(id=1, tables=tables))
 
 
 def setup() -> Model:
@@ -95,7 +97,7 @@ def crowded() -> Model:
     v = view(players, hand=hand, legal=[f"play {c}" for c in hand] + ["take"], turn=0, pile=["2c"] * 30)
     m = reduce(base([p["name"] for p in players]), state(v, deadline=12.5))
     for _ in range(40):
-        m = reduce(m, {"type": "chat_message", "table": 1, "name": "x" * 24, "text": "y " * 140})
+        m = reduce(m, ChatMessage(table=1, name="x" * 24, text="y " * 140))
     return m
 
 
@@ -215,16 +217,16 @@ def test_lobby_lists_tables_with_preset_seats_and_status() -> None:
 def test_the_newest_feed_lines_fill_the_rest() -> None:
     m = mid()
     for i in range(30):
-        m = reduce(m, {"type": "chat_message", "table": 1, "name": "bob", "text": f"line {i}"})
+        m = reduce(m, ChatMessage(table=1, name="bob", text=f"line {i}"))
     lines = plain_lines(render_screen(m, width=80, height=22))
     assert len(lines) == 22 and lines[-1] == " bob: line 29"
 
 
 def test_status_line_shows_the_connection_and_the_error() -> None:
-    m = reduce(mid(), {"type": "disconnected", "reason": "EOF", "reconnecting": True})
+    m = reduce(mid(), Disconnected(reason="EOF", reconnecting=True, code=None))
     status = "".join(t for _, t in render_status(m))
     assert "reconnecting" in status
-    m = reduce(mid(), {"type": "error", "code": "NOT_OWNER", "message": "only the owner (bob) can start"})
+    m = reduce(mid(), Error(code=ErrorCode.NOT_OWNER, message="only the owner (bob) can start"))
     assert "Only the owner (bob) can start" in "".join(t for _, t in render_status(m))
 
 
@@ -235,7 +237,7 @@ def test_the_lobby_names_each_waiting_seat_and_who_plays_it_meanwhile() -> None:
     stood_in["seats"][0]["stand_in"] = "greedy-4"
     m = reduce(
         Model(name="alice", server="lan:7433", connection="connected"),
-        {"type": "tables", "id": 1, "tables": [away, stood_in]},
+        Tables(id=1, tables=[away, stood_in]),
     )
     screen = text(render_screen(m, width=100, height=30))
     assert "Table 3 (evening) seat 1 is waiting for you: Enter or 'resume 3' takes it back." in screen
@@ -247,6 +249,6 @@ def test_a_stand_in_shows_at_its_seat() -> None:
     s = dict(m.tables[1])
     s["seats"] = [dict(x) if x else x for x in s["seats"]]
     s["seats"][2]["stand_in"] = "greedy-4"
-    m = reduce(m, {"type": "table_update", "table": 1, "summary": s})
+    m = reduce(m, TableUpdate(table=1, summary=s))
     carol = next(t for t in plain_lines(render_screen(m, width=100, height=30)) if "carol" in t)
     assert "greedy-4 plays" in carol

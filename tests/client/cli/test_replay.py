@@ -10,7 +10,7 @@ import pytest
 
 from client.cli.render import Theme, plain_lines
 from client.cli.replay import Replay, load, main, render_step
-from server.engine import Game, Record, make_rules
+from server.engine import Game, ReplayRecord, make_rules
 
 PLAIN = Theme(color=False, symbols=False)
 
@@ -22,7 +22,7 @@ def finished_record(seed: int = 3) -> dict:
         seat = game.to_act()[0]
         legal = [a for a in game.legal_actions(seat) if a[0] != "take"] or list(game.legal_actions(seat))
         game.apply(seat, rng.choice(legal))
-    d = Record.of(game).to_dict()
+    d = ReplayRecord.of(game).to_dict()
     d["players"] = ["ann", "bob", "cid"]
     return {"id": 1, "table_name": "demo", "preset": "classic", "record": d}
 
@@ -31,7 +31,7 @@ def test_steps_forward_and_back_agree_with_a_fresh_replay() -> None:
     """The game at any step is the same whether reached forwards, backwards or directly."""
     data = finished_record()
     replay = Replay(data)
-    rec = Record.from_dict(data["record"])
+    rec = ReplayRecord.from_dict(data["record"])
     for step in [0, 5, replay.steps, 70, 3, replay.steps // 2, 1]:
         step = min(step, replay.steps)
         game, _ = replay.game_at(step)

@@ -13,7 +13,7 @@ import pytest
 from client.tournament.__main__ import main, make_plan, parse_args
 from client.tournament.organiser import Entrant, Plan, Progress, run
 from client.tournament.results import read_results
-from server.tournament.standings import GameResult, standings
+from server.tournament.standings import RatedGame, standings
 
 QUIET = Progress(lambda done, total: None, lambda text: None)
 
@@ -91,7 +91,7 @@ async def test_an_interrupted_tournament_resumed_ends_like_an_uninterrupted_one(
     assert 4 <= len(partial) < 12
     resumed = await run(Plan.load(out / "tournament.json"), out, server=None, progress=QUIET)
 
-    def key(rs: list[GameResult]) -> list[tuple[int, tuple[str, ...], tuple[int, ...]]]:
+    def key(rs: list[RatedGame]) -> list[tuple[int, tuple[str, ...], tuple[int, ...]]]:
         return sorted((r.number, r.seats, r.places) for r in rs)
 
     assert key(resumed) == key(whole)

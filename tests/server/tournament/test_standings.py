@@ -9,12 +9,22 @@ from pathlib import Path
 
 from client.tournament.results import ResultsFile, read_results, write_standings_json
 from server.tournament.schedule import schedule
-from server.tournament.standings import GameResult, format_head_to_head, format_standings, head_to_head, standings
+from server.tournament.standings import (
+    RatedGame,
+    format_head_to_head,
+    format_standings,
+    head_to_head,
+    round_head_to_head,
+    round_rating,
+    round_stat,
+    standings,
+)
+from server.tournament.wire import standing_row
 
 NAMES = ["strong", "middle", "weak"]
 
 
-def simulated(n_games: int, seed: int = 1) -> list[GameResult]:
+def simulated(n_games: int, seed: int = 1) -> list[RatedGame]:
     """Games where 'strong' usually finishes ahead of 'middle', which is usually ahead of 'weak'."""
     rng = random.Random(seed)
     out = []
@@ -23,7 +33,7 @@ def simulated(n_games: int, seed: int = 1) -> list[GameResult]:
         score = {seat: skill[name] + rng.gauss(0, 1.0) for seat, name in enumerate(g.seats)}
         places = tuple(sorted(score, key=lambda s: -score[s]))
         out.append(
-            GameResult(g.number, g.deal, g.seats, places, timeouts=(0, 1, 0), illegal=(0, 0, 0), disconnects=(0, 0, 0))
+            RatedGame(g.number, g.deal, g.seats, places, timeouts=(0, 1, 0), illegal=(0, 0, 0), disconnects=(0, 0, 0))
         )
     return out
 
@@ -48,6 +58,22 @@ def test_ratings_do_not_depend_on_the_order_games_finished() -> None:
     shuffled = list(results)
     random.Random(5).shuffle(shuffled)
     assert [r.to_dict() for r in standings(NAMES, results)] == [r.to_dict() for r in standings(NAMES, shuffled)]
+
+
+def test_one_rounding_rule_for_the_wire_and_standings_json() -> None:
+    """Ratings to 3 decimals; statistics to 4, null when undefined; the wire's rows and
+    standings.json's rows report the same numbers (one game: the intervals are undefined)."""
+    assert round_rating(1.23456) == 1.235 and round_stat(0.123456) == 0.1235 and round_stat(math.nan) is None
+    one_game = [RatedGame(0, 0, tuple(NAMES), (0, 1, 2))]
+    for results in (one_game, simulated(30)):
+        rows = standings(NAMES, results)
+        assert [standing_row(i, r) for i, r in enumerate(rows, 1)] == [
+            {"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)
+        ]
+    assert standing_row(1, standings(NAMES, one_game)[0])["mean_place_95"] is None
+    h2h = head_to_head(NAMES + ["absent"], simulated(3))
+    rounded = round_head_to_head(h2h)
+    assert rounded["strong"]["absent"] is None and rounded["strong"]["weak"] == round(h2h["strong"]["weak"], 4)
 
 
 def test_head_to_head_is_antisymmetric() -> None:
