@@ -179,7 +179,7 @@ async def main_async(args: argparse.Namespace) -> None:
         f"bytes out per action"
     )
     if prof:
-        pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
+        pstats.Stats(prof).sort_stats(args.sort).print_stats(args.top)
     await app.stop()
 
 
@@ -191,6 +191,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=2000, help="actions played before measuring")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--sort", default="tottime", help="pstats sort key for --profile (tottime, cumulative)")
     args = ap.parse_args()
     asyncio.run(main_async(args))
 

@@ -39,7 +39,7 @@ from protocol.messages import Message, Ok
 from server.config import Limits
 from server.coordination import StateOut
 from server.journal import Journal
-from server.wire import encode_state
+from server.wire import pack_entries, shared_encoding
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,15 @@ class ClientSession(asyncio.Protocol):
         for msg in msgs:
             try:
                 if type(msg) is StateOut:
-                    chunks.append(encode_state(conn, msg))
+                    # server.wire's encodings, inlined: this runs once per recipient per action.
+                    part = msg.part
+                    packed = part.wire
+                    if packed is None:
+                        packed = part.wire = pack_entries(part.value)
+                    shared = msg.change.wire
+                    if shared is None:
+                        shared = shared_encoding(msg.change)
+                    chunks.append(conn.send_shared("state", shared, msg.own, packed))
                 elif type(msg) is Ok:
                     chunks.append(conn.send_ok(msg.id))
                 else:
@@ -307,8 +315,9 @@ class ClientSession(asyncio.Protocol):
                 if self.held and self.held[-1][0] > need:
                     need = self.held[-1][0]  # never overtake what waits already
                 if need > journal.committed:
+                    if not self.held:
+                        self.host.holding(self)  # (once: until release() empties the list)
                     self.held.append((need, data))
-                    self.host.holding(self)
                     return
         self._put(data)
 

@@ -1,4 +1,5 @@
-"""Encoding the broadcast states of :mod:`server.states` for one connection.
+"""Encoding the broadcast states of :mod:`server.states` (used by
+:meth:`server.session.ClientSession.send_many`).
 
 A change's shared part (header, public view, players) is encoded once, on its first
 recipient, and spliced with each recipient's own entries (:mod:`protocol.splice`); a player's
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import msgpack
 
-from protocol.connection import Connection
 from protocol.splice import SharedEncoding, pack_entries
-from server.coordination import StateChange, StateOut
+from server.coordination import StateChange
+
+__all__ = ["pack_entries", "shared_encoding"]
 
 _PACK = msgpack.Packer(use_bin_type=True).pack
 
@@ -37,14 +39,3 @@ def shared_encoding(change: StateChange) -> SharedEncoding:
             change.common, "view", change.public, {"players": (players, b"".join(packed))}
         )
     return shared
-
-
-def encode_state(conn: Connection, item: StateOut) -> bytes:
-    """The bytes of ``item`` for ``conn`` (its mode, its limits, its state machine).
-
-    Raises :class:`~protocol.errors.LocalProtocolError` as :meth:`Connection.send_shared` does."""
-    part = item.part
-    packed = part.wire
-    if packed is None:
-        packed = part.wire = pack_entries(part.value)
-    return conn.send_shared("state", shared_encoding(item.change), item.own, packed)
