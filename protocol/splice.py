@@ -22,15 +22,18 @@ from .errors import ErrorCode, LocalProtocolError
 from .framing import FRAME_HEADER
 
 _PACKER = msgpack.Packer(use_bin_type=True)
-_FIXMAP = tuple(bytes((0x80 | n,)) for n in range(16))
 
 
 def _map_header(n: int) -> bytes:
     if n < 16:
-        return _FIXMAP[n]
+        return bytes((0x80 | n,))
     if n < 1 << 16:
         return b"\xde" + n.to_bytes(2, "big")
     return b"\xdf" + n.to_bytes(4, "big")
+
+
+_MAP_HEADERS = tuple(_map_header(n) for n in range(64))
+"""The headers of maps of up to 63 entries (every state's), looked up rather than built."""
 
 
 def _packed_entries(d: dict[str, Any]) -> bytes:
@@ -47,21 +50,27 @@ def _json_members(d: dict[str, Any]) -> str:
 
 
 class PackedEntries:
-    """A map's entries encoded once (msgpack, without the map header), with the map itself
-    for the JSON form. Build it with :func:`pack_entries`; pass it to
-    :meth:`SharedEncoding.frame` in place of a dict to reuse the encoding across messages."""
+    """A map (``source``) whose entries are encoded once: msgpack, without the map header,
+    made by :meth:`SharedEncoding.frame` the first time it needs them and kept in ``data``
+    (the JSON form uses the map itself). Pass it to :meth:`SharedEncoding.frame` in place of
+    a dict to reuse the encoding across messages; the map must not change afterwards.
+
+    Building one encodes nothing, so that a caller may build it where nothing is encoded (the
+    server's coordinators) and have it encoded only if and when it is sent."""
 
     __slots__ = ("count", "data", "source")
 
     def __init__(self, source: dict[str, Any]) -> None:
         self.source = source
         self.count = len(source)
-        self.data = _packed_entries(source) if source else b""
+        self.data: bytes | None = None
 
 
 def pack_entries(d: dict[str, Any]) -> PackedEntries:
     """Encode ``d``'s entries once for reuse (``d`` must not change afterwards)."""
-    return PackedEntries(d)
+    packed = PackedEntries(d)
+    packed.data = _packed_entries(d) if d else b""
+    return packed
 
 
 class SharedEncoding:
@@ -108,15 +117,24 @@ class SharedEncoding:
                 len(self.inner_common) + len(self.inner_packed),
             )
         head, n_top, inner_common, n_inner = mp
-        if not isinstance(inner_own, PackedEntries):
-            inner_own = PackedEntries(inner_own)
+        if isinstance(inner_own, PackedEntries):
+            inner_data = inner_own.data
+            if inner_data is None:
+                inner_data = inner_own.data = _packed_entries(inner_own.source) if inner_own.count else b""
+            n_inner += inner_own.count
+        else:
+            inner_data = _packed_entries(inner_own) if inner_own else b""
+            n_inner += len(inner_own)
+        # (_map_header, inlined for the maps of every state: this runs once per recipient of
+        # every change)
+        n_top += len(own)
         parts = [
             b"",
-            _map_header(n_top + len(own)),
+            _MAP_HEADERS[n_top] if n_top < 64 else _map_header(n_top),
             head,
-            _map_header(n_inner + inner_own.count),
+            _MAP_HEADERS[n_inner] if n_inner < 64 else _map_header(n_inner),
             inner_common,
-            inner_own.data,
+            inner_data,
         ]
         if own:
             parts.append(_packed_entries(own))

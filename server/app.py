@@ -62,7 +62,7 @@ from protocol.messages import (
 from server.accounts import Accounts
 from server.config import Limits, ServerConfig
 from server.coordination import FinishedGame, Session
-from server.dispatch import Dispatcher
+from server.dispatch import Dispatcher, Fact
 from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
 from server.journal import Journal
@@ -104,7 +104,7 @@ class App:
         self.durable: Durability | None = None
         self.journal: Journal | None = None
         self.held: set[ClientSession] = set()
-        """Sessions with output waiting for a commit."""
+        """Sessions with output waiting for a commit (each adds itself: the SessionHost interface)."""
         self.server: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -125,7 +125,7 @@ class App:
             config,
             self.handlers,
             login=self.accounts.login,
-            save=lambda out: self._durable().save(out.saves),
+            save=self._save,
             send=self._send,
             spawn=self.spawn,
         )
@@ -183,6 +183,7 @@ class App:
             on_recovery=self._storage_recovered,
         )
         self.journal = durable.journal
+        self.dispatch.save = durable.save
         restored = await self.db(durable.load, grace=self.config.restart_grace)
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
@@ -340,10 +341,12 @@ class App:
         self.flush(out)
         self.tournaments.disconnected(s)
 
-    def holding(self, s: ClientSession) -> None:
-        self.held.add(s)
-
     # --- delivery
+
+    def _save(self, facts: list[Fact]) -> None:
+        """The dispatcher's ``save`` until the server has started (then it calls the journal's
+        directly: it runs on every act)."""
+        self._durable().save(facts)
 
     def flush(self, out: Outbox) -> None:
         """Journal what the coordinators changed, then send what they queued: in order, one

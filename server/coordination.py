@@ -5,8 +5,9 @@ states and finished games (their outbox is :class:`server.table.Outbox`).
 Nothing here encodes, awaits or reads a clock. A broadcast ``state`` is described once per
 change (:class:`StateChange`) and once per recipient (:class:`StateOut`); the shell
 (:mod:`server.wire`) encodes the change's shared part once for all recipients and keeps the
-encodings of parts that did not change in the ``wire`` slots of :class:`PlayerEntry` and
-:class:`SeatPart` values (the protocol types there are only named, never called, here).
+encodings of parts that did not change: a :class:`PlayerEntry`'s in its ``wire`` slot, a
+:class:`SeatPart`'s in the part itself (a :class:`protocol.splice.PackedEntries`, which
+encodes nothing until the shell first sends it).
 """
 
 from __future__ import annotations
@@ -45,25 +46,24 @@ class TableError(Exception):
 
 class PlayerEntry:
     """One player's entry in the view's ``players``, built once and sent in every state until
-    it changes. The coordinator never touches ``wire``: the shell keeps there the entry's
-    encoding, made the first time it is sent."""
+    it changes (``key``: what it was built from; the builder builds it again when that differs).
+    The coordinator never touches ``wire``: the shell keeps there the entry's encoding, made
+    the first time it is sent."""
 
-    __slots__ = ("value", "wire")
+    __slots__ = ("key", "value", "wire")
 
-    def __init__(self, value: dict[str, Any]) -> None:
+    def __init__(self, key: object, value: dict[str, Any]) -> None:
+        self.key = key
         self.value = value
         self.wire: bytes | None = None
 
 
-class SeatPart:
-    """One recipient's own entries of the view (``seat``, ``hand``, ``legal``), built once and
-    sent until they change; ``wire`` as for :class:`PlayerEntry`."""
+class SeatPart(PackedEntries):
+    """One recipient's own entries of the view (``seat``, ``hand``, ``legal``: the map in
+    ``source``), built once and sent until they change. Building it encodes nothing: the
+    shell's :mod:`protocol.splice` encodes it the first time it is sent and keeps the bytes."""
 
-    __slots__ = ("value", "wire")
-
-    def __init__(self, value: dict[str, Any]) -> None:
-        self.value = value
-        self.wire: PackedEntries | None = None
+    __slots__ = ()
 
 
 class StateChange:
@@ -105,7 +105,7 @@ class StateOut:
             seq=c["seq"],
             game=c["game"],
             events=c["events"],
-            view=cast(View, {**self.change.view(), **self.part.value}),
+            view=cast(View, {**self.change.view(), **self.part.source}),
             deadline=self.own.get("deadline"),
         )
 

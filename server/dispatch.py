@@ -26,9 +26,12 @@ from server.coordination import TableError
 from server.hosted import Spawn
 from server.reply import UNHELD, Handlers, Reply
 from server.session import ClientSession
-from server.table import Outbox
+from server.table import Applied, Changed, Dealt, Outbox
 
 log = logging.getLogger(__name__)
+
+Fact = Applied | Dealt | Changed
+"""A journal fact of an outbox (:class:`server.table.Outbox`)."""
 
 SERVER_NAME = "shithead-server 0.1"
 
@@ -36,7 +39,7 @@ SERVER_NAME = "shithead-server 0.1"
 class Dispatcher:
     """Answers the requests of every session (see the module docstring).
 
-    ``save`` journals an outbox's facts, ``send`` delivers its messages (held until the
+    ``save`` journals an outbox's facts (``saves``), ``send`` delivers its messages (held until the
     commit), ``spawn`` runs an answer that comes later as a task, ``login`` answers a login."""
 
     def __init__(
@@ -45,34 +48,60 @@ class Dispatcher:
         handlers: Handlers,
         *,
         login: Callable[[ClientSession, Login], Coroutine[Any, Any, LoggedIn | None]],
-        save: Callable[[Outbox], None],
+        save: Callable[[list[Fact]], None],
         send: Callable[[Outbox], None],
         spawn: Spawn,
     ) -> None:
         self.config = config
         self.handlers = handlers
+        self.by_type = handlers.by_type
         self.login = login
         self.save = save
         self.send = send
         self.spawn = spawn
 
     def handle(self, s: ClientSession, msg: Message) -> None:
-        """Answer ``msg`` of ``s``: exactly one answer, now or when what answers it is done."""
-        request_id: int | None = getattr(msg, "id", None)
+        """Answer ``msg`` of ``s``: exactly one answer, now or when what answers it is done.
+
+        This runs for every request (an ``act`` most of all), so the steps are written out here
+        rather than spread over small methods: find the handler, journal what it changed, then
+        deliver its answer and what it caused, then the work that follows."""
         reply: Reply | None = None
         try:
-            reply = self._reply(s, msg)
-            if reply.out is not None and reply.out.saves:
-                self.save(reply.out)
+            # (Handlers.get, inlined; a logged-in session's requests nearly all have a handler)
+            handler = self.by_type.get(type(msg)) if s.logged_in else None
+            reply = handler(s, msg) if handler is not None else self._reply(s, msg)
+            out = reply.out
+            if out is not None and out.saves:
+                self.save(out.saves)
         except Exception as exc:
             if reply is not None and reply.later is not None:
                 reply.later.close()  # never started: it answers nothing
-            self._refuse(s, msg.TYPE, request_id, exc)
+            self._refuse(s, msg.TYPE, getattr(msg, "id", None), exc)
             return
         # From here on the request is answered: what fails is logged, not answered again.
         if reply.free:
             s.refund()
-        self._deliver(s, msg.TYPE, request_id, reply)
+        answer = reply.answer
+        try:
+            if reply.later is not None:
+                if out is not None:
+                    self.send(out)
+                self._answer_later(s, msg.TYPE, getattr(msg, "id", None), reply.later)
+            elif answer is None:
+                if out is not None:
+                    self.send(out)
+            elif type(answer) in UNHELD:
+                s.send_unheld(answer)
+            elif out is None:
+                s.send(answer)
+            else:
+                out.items.insert(0, (s, answer))  # (Outbox.answer: the answer first, then what it caused)
+                self.send(out)
+        except Exception:
+            log.exception("delivering the answer to request %s of %r failed", getattr(msg, "id", None), s)
+        if reply.after:
+            self._follow_up(reply.after)
 
     def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception) -> None:
         """The one answer to a request that failed before it was answered."""
@@ -83,9 +112,7 @@ class Dispatcher:
             s.error(ErrorCode.INTERNAL_ERROR, "the server failed on this request; it was not applied", request_id)
 
     def _reply(self, s: ClientSession, msg: Message) -> Reply:
-        handler = self.handlers.get(msg)
-        if handler is not None and s.logged_in:
-            return handler(s, msg)
+        """The reply to a request that has no handler or comes before login."""
         if isinstance(msg, Hello):
             try:
                 check_version(msg)
@@ -110,28 +137,6 @@ class Dispatcher:
         if not s.logged_in:
             raise TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
         raise TableError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE} is not a request")
-
-    def _deliver(self, s: ClientSession, what: str, request_id: int | None, reply: Reply) -> None:
-        """Send ``reply``'s answer (or start what answers later) and what the request caused,
-        then run its follow-up work; nothing here answers the request a second time."""
-        try:
-            answer, out = reply.answer, reply.out
-            if reply.later is not None:
-                if out is not None:
-                    self.send(out)
-                self._answer_later(s, what, request_id, reply.later)
-            elif answer is not None and type(answer) in UNHELD:
-                s.send_unheld(answer)
-            elif out is None:
-                if answer is not None:
-                    s.send(answer)
-            else:
-                if answer is not None:
-                    out.answer(s, answer)
-                self.send(out)
-        except Exception:
-            log.exception("delivering the answer to request %s of %r failed", request_id, s)
-        self._follow_up(reply.after)
 
     @staticmethod
     def _follow_up(steps: Sequence[Callable[[], None]]) -> None:

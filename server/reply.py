@@ -49,11 +49,12 @@ class Handlers:
     """Request type -> handler, typed per message type."""
 
     def __init__(self) -> None:
-        self._by_type: dict[type[Message], Callable[[ClientSession, Any], Reply]] = {}
+        self.by_type: dict[type[Message], Callable[[ClientSession, Any], Reply]] = {}
+        """Read-only outside :meth:`add` (the dispatcher looks handlers up here directly: it
+        does so for every request). Each type's own handler takes exactly that type."""
 
     def add(self, cls: type[M], handler: Callable[[ClientSession, M], Reply]) -> None:
-        self._by_type[cls] = handler
+        self.by_type[cls] = handler
 
     def get(self, msg: M) -> Callable[[ClientSession, M], Reply] | None:
-        # The dict holds each type's own handler: the one found takes exactly this message.
-        return self._by_type.get(type(msg))
+        return self.by_type.get(type(msg))

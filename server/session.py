@@ -39,7 +39,7 @@ from protocol.messages import Message, Ok
 from server.config import Limits
 from server.coordination import StateOut
 from server.journal import Journal
-from server.wire import pack_entries, shared_encoding
+from server.wire import shared_encoding
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,11 @@ class SessionHost(Protocol):
         """Answer ``msg``, which the rate limit let through (exactly one answer)."""
         ...
 
-    def holding(self, s: ClientSession) -> None:
-        """``s`` holds output until a commit: call its :meth:`ClientSession.release` after each."""
+    @property
+    def held(self) -> set[ClientSession]:
+        """The sessions holding output until a commit: a session adds itself when it starts to
+        hold (a set, not a callback: this happens for most sessions after most commits); the
+        host calls their :meth:`ClientSession.release` after each commit."""
         ...
 
 
@@ -100,6 +103,7 @@ class ClientSession(asyncio.Protocol):
         self.refusals = float(lim.rate_burst)
         """The second bucket: what refusals may still cost before reading pauses."""
         self.refilled = now
+        self.refusals_refilled = now
         # What was read while reading is paused for refusals (a fatal protocol error last).
         self.deferred: list[Message | RemoteProtocolError] = []
         self._resume: asyncio.TimerHandle | None = None
@@ -121,9 +125,8 @@ class ClientSession(asyncio.Protocol):
         self.host.connected(self)
 
     def data_received(self, data: bytes) -> None:
-        if self.closing or self.conn.closed:
-            return  # (after a bad frame, waiting to report it: what follows it is lost anyway)
-        self.last_active = time.monotonic()
+        if self.closing:
+            return
         messages: Sequence[Message | RemoteProtocolError]
         try:
             messages = self.conn.receive_data(data)
@@ -131,6 +134,9 @@ class ClientSession(asyncio.Protocol):
             # What came before the bad frame is taken (and paid for) like anything else, then
             # the error is reported and the connection closed.
             messages = [*exc.received, exc]
+        except LocalProtocolError:
+            return  # the connection is closed: after a bad frame, waiting to report it, what follows is lost
+        self.last_active = time.monotonic()
         if self.deferred:
             self.deferred.extend(messages)  # (read before the pause took effect): in order
             return
@@ -156,7 +162,7 @@ class ClientSession(asyncio.Protocol):
                     self._write(self.conn.report(msg))
                 self.close()
                 return
-            admitted = self._allow(getattr(msg, "id", None))
+            admitted = self._allow(msg)
             if admitted is None:
                 self._pause(messages[i:])
                 return
@@ -186,25 +192,34 @@ class ClientSession(asyncio.Protocol):
         if not self.deferred and not self.closing and self.transport is not None:
             self.transport.resume_reading()
 
-    def _allow(self, request_id: int | None) -> bool | None:
+    def _allow(self, msg: Message) -> bool | None:
         """Token bucket: ``rate_per_second`` sustained, ``rate_burst`` at once. True: go on;
         False: refused (answered with ``RATE_LIMITED``); None: not even a refusal can be paid
         for now (the caller pauses, see the module docstring)."""
         lim = self.limits
         now = time.monotonic()
-        gained = (now - self.refilled) * lim.rate_per_second
+        tokens = self.tokens + (now - self.refilled) * lim.rate_per_second
+        if tokens > lim.rate_burst:
+            tokens = float(lim.rate_burst)
         self.refilled = now
-        self.tokens = min(float(lim.rate_burst), self.tokens + gained)
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            self.refusals = min(float(lim.rate_burst), self.refusals + gained)
+        if tokens >= 1.0:
+            self.tokens = tokens - 1.0
             return True
-        self.refusals = min(float(lim.rate_burst), self.refusals + gained)
-        if self.refusals < 1.0:
+        self.tokens = tokens
+        # The refusals' bucket fills at the same rate; it is only looked at (and brought up to
+        # date, from its own timestamp) when a refusal is due, which gives the same value.
+        refusals = self.refusals + (now - self.refusals_refilled) * lim.rate_per_second
+        self.refusals_refilled = now
+        if refusals > lim.rate_burst:
+            refusals = float(lim.rate_burst)
+        if refusals < 1.0:
+            self.refusals = refusals
             return None
-        self.refusals -= 1.0
-        wait = max(0.001, math.ceil((1.0 - self.tokens) / lim.rate_per_second * 1000) / 1000)
-        self.error(ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", request_id, retry_after=wait)
+        self.refusals = refusals - 1.0
+        wait = max(0.001, math.ceil((1.0 - tokens) / lim.rate_per_second * 1000) / 1000)
+        self.error(
+            ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", getattr(msg, "id", None), retry_after=wait
+        )
         return False
 
     def refund(self) -> None:
@@ -230,15 +245,12 @@ class ClientSession(asyncio.Protocol):
         for msg in msgs:
             try:
                 if type(msg) is StateOut:
-                    # server.wire's encodings, inlined: this runs once per recipient per action.
-                    part = msg.part
-                    packed = part.wire
-                    if packed is None:
-                        packed = part.wire = pack_entries(part.value)
+                    # (the change's encoding is made once, by its first recipient; the seat's
+                    # part is encoded by protocol.splice when first sent)
                     shared = msg.change.wire
                     if shared is None:
                         shared = shared_encoding(msg.change)
-                    chunks.append(conn.send_shared("state", shared, msg.own, packed))
+                    chunks.append(conn.send_shared("state", shared, msg.own, msg.part))
                 elif type(msg) is Ok:
                     chunks.append(conn.send_ok(msg.id))
                 else:
@@ -316,7 +328,7 @@ class ClientSession(asyncio.Protocol):
                     need = self.held[-1][0]  # never overtake what waits already
                 if need > journal.committed:
                     if not self.held:
-                        self.host.holding(self)  # (once: until release() empties the list)
+                        self.host.held.add(self)  # (once: until release() empties the list)
                     self.held.append((need, data))
                     return
         self._put(data)
@@ -324,13 +336,19 @@ class ClientSession(asyncio.Protocol):
     def release(self, committed: int) -> bool:
         """Write what was held for batches up to ``committed``; True when nothing is held."""
         held = self.held
-        i = 0
-        while i < len(held) and held[i][0] <= committed:
-            i += 1
-        if i:
-            data = b"".join(d for _, d in held[:i])
-            del held[:i]
+        if held and held[-1][0] <= committed:
+            # The usual case: all of it (batch numbers only grow along the list).
+            data = held[0][1] if len(held) == 1 else b"".join([d for _, d in held])
+            held.clear()
             self._put(data)
+        else:
+            i = 0
+            while i < len(held) and held[i][0] <= committed:
+                i += 1
+            if i:
+                data = b"".join([d for _, d in held[:i]])
+                del held[:i]
+                self._put(data)
         if not held and self.close_when_released:
             self.close()
         return not held

@@ -10,27 +10,18 @@ encodes each of these once (:mod:`server.wire`), however many recipients they go
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
-from protocol.messages import State
+from protocol.messages import Message, State
 from protocol.payloads import Event, View
 from server.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
 from server.engine import Game
 from server.engine.actions import Action
 from server.engine.view import player_key, player_view, public_view, seat_part
 from server.seat import Seat
-from server.engine.events import Event as EngineEvent
-from server.engine.events import event_to_dict
 
 _NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
 _WATCHER_PART = SeatPart({"seat": None, "hand": None, "legal": []})  # what seat_part gives a watcher
-
-
-def wire_events(events: Sequence[EngineEvent]) -> list[Event]:
-    """The engine's events in their wire form. The engine builds plain dicts (it may not import
-    protocol/); their shapes are the protocol's event types (tests/protocol check the engine's
-    output against them), hence the one cast here."""
-    return cast(list[Event], [event_to_dict(e) for e in events])
 
 
 def time_left(deadline: float, now: float) -> float:
@@ -43,7 +34,7 @@ class StateBuilder:
 
     def __init__(self, table_id: int, nseats: int) -> None:
         self.table_id = table_id
-        self._players: list[tuple[tuple[Any, ...], PlayerEntry] | None] = [None] * nseats
+        self._players: list[PlayerEntry | None] = [None] * nseats
 
     def players(self, game: Game, seats: Sequence[Seat | None]) -> list[PlayerEntry]:
         """The view's ``players`` (with names, bot and away marks).
@@ -54,16 +45,16 @@ class StateBuilder:
         out = []
         for i, st in enumerate(seats):
             key = (player_key(game, i), st.name, st.bot, st.session is None, st.timeouts) if st else player_key(game, i)
-            hit = cache[i]
-            if hit is None or hit[0] != key:
+            entry = cache[i]
+            if entry is None or entry.key != key:
                 d = player_view(game, i)
                 d.update(
                     {"name": st.name, "bot": st.bot, "away": st.session is None, "timeouts": st.timeouts}
                     if st
                     else _NOBODY
                 )
-                hit = cache[i] = (key, PlayerEntry(d))
-            out.append(hit[1])
+                entry = cache[i] = PlayerEntry(key, d)
+            out.append(entry)
         return out
 
     def snapshot(
@@ -94,6 +85,7 @@ class StateBuilder:
 
     def broadcast(
         self,
+        out: list[tuple[Session, Message | StateOut]],
         game: Game,
         seats: Sequence[Seat | None],
         watchers: Sequence[Session],
@@ -104,8 +96,9 @@ class StateBuilder:
         turn_ends: float,
         now: float,
         acted: int | None,
-    ) -> list[tuple[Session, StateOut]]:
-        """Every seat's own state and the watchers' (in seat order, then the watchers).
+    ) -> None:
+        """Every seat's own state and the watchers' (in seat order, then the watchers), added
+        to ``out`` (an outbox's items).
 
         Also notes in each seat what it was last sent (its legal actions, and ``acted_seq``
         when what it may do changed or it acted itself: see :class:`server.table.Table`).
@@ -118,7 +111,6 @@ class StateBuilder:
             public,
             players,
         )
-        out: list[tuple[Session, StateOut]] = []
         to_act = game.to_act()
         for i, s in enumerate(seats):
             if s is None:
@@ -139,9 +131,10 @@ class StateBuilder:
                 part = s.part = SeatPart(own_part)
                 s.part_key = key
                 s.sent = (own_part["legal"], legal)
-            own = {"deadline": time_left(turn_ends + s.bank, now)} if i in to_act else {}
+            # (time_left, inlined: this runs once per seat per action)
+            own = {"deadline": max(0.0, round(turn_ends + s.bank - now, 3))} if i in to_act else {}
             out.append((s.session, StateOut(change, own, part)))
         if watchers:
             item = StateOut(change, {}, _WATCHER_PART)
-            out.extend((w, item) for w in watchers)
-        return out
+            for w in watchers:
+                out.append((w, item))

@@ -40,10 +40,10 @@ from server.engine import (
 )
 from server.engine.actions import Action
 from server.engine.game import SETUP
-from server.engine.events import Event
+from server.engine.events import Event, event_to_dict
 from server.engine.policies import greedy_policy
 from server.seat import Seat
-from server.states import StateBuilder, time_left, wire_events
+from server.states import StateBuilder, time_left
 
 __all__ = [
     "Applied",
@@ -518,7 +518,12 @@ class Table:
         out.saves.append(
             Applied(self, len(game.history) - 1, seat, action, t, extra is not None, st.bank if st is not None else 0.0)
         )
-        dicts = (extra or []) + wire_events(events)
+        # The engine's events in their wire form: the engine builds plain dicts (it may not
+        # import protocol/); their shapes are the protocol's event types (tests/protocol check
+        # the engine's output against them), hence the cast.
+        dicts = cast(list[WireEvent], [event_to_dict(e) for e in events])
+        if extra:
+            dicts = extra + dicts
         # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
         if game.phase != "setup":
             self.turn_started = now
@@ -628,18 +633,17 @@ class Table:
         game = self.game
         assert game is not None
         self.seq += 1
-        out.items.extend(
-            self.states.broadcast(
-                game,
-                self.seats,
-                self.watchers,
-                seq=self.seq,
-                game_id=self.game_id,
-                events=events,
-                turn_ends=self.turn_started + self.action_seconds,
-                now=now,
-                acted=acted,
-            )
+        self.states.broadcast(
+            out.items,
+            game,
+            self.seats,
+            self.watchers,
+            seq=self.seq,
+            game_id=self.game_id,
+            events=events,
+            turn_ends=self.turn_started + self.action_seconds,
+            now=now,
+            acted=acted,
         )
 
     def _update(self, out: Outbox) -> None:

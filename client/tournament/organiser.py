@@ -14,7 +14,8 @@ Participants:
   to name it; hosted by this process like any bot (:mod:`client.hosting`), so the server's
   process has the other core;
 * ``--engine NAME=COMMAND``: a bot program the organiser starts, restarts when it crashes
-  (crashes are counted) and stops at the end. ``COMMAND`` may use ``{host}``, ``{port}``,
+  (crashes are counted; an exit once the server says the tournament is over is none) and
+  stops at the end. ``COMMAND`` may use ``{host}``, ``{port}``,
   ``{tournament}``, ``{name}`` and ``{password}``; e.g.
   ``--engine "mine=shithead-bot --bot greedy --host {host} --port {port} --tournament {tournament}
   --name {name} --password {password}"``;
@@ -38,7 +39,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,7 +47,7 @@ from typing import Any, TypeVar
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
 from client.hosting import LoginOptions, connect_bot
-from client.sdk import Client
+from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from client.tournament.results import ResultsFile, read_results, write_standings_json
 from client.tournament_player import TournamentPlayer
@@ -193,15 +194,27 @@ class LocalServer:
 
 
 class Engine:
-    """A participant program: started, restarted after a crash (counted), stopped at the end."""
+    """A participant program: started, restarted after a crash (counted), stopped at the end.
 
-    def __init__(self, entrant: Entrant, fields: dict[str, Any], log_dir: Path) -> None:
+    A program that exits while its tournament is still running has crashed. One that exits
+    because the tournament is over (a player ends its run on ``tournament_over``) has not, even
+    when its exit is seen before the organiser has read that message: ``tournament_over`` asks
+    the server, and a program that ends with the tournament is neither counted nor restarted."""
+
+    def __init__(
+        self,
+        entrant: Entrant,
+        fields: dict[str, Any],
+        log_dir: Path,
+        tournament_over: Callable[[], Awaitable[bool]],
+    ) -> None:
         assert entrant.command is not None
         self.entrant = entrant
         self.argv = [
             part.format(**fields, name=entrant.name, password=entrant.password) for part in shlex.split(entrant.command)
         ]
         self.log_path = log_dir / f"{entrant.name}.log"
+        self.tournament_over = tournament_over
         self.crashes = 0
         self.proc: asyncio.subprocess.Process | None = None
         self.stopping = False
@@ -211,7 +224,7 @@ class Engine:
             with self.log_path.open("a", encoding="utf-8") as fh:
                 self.proc = await asyncio.create_subprocess_exec(*self.argv, stdout=fh, stderr=fh)
                 code = await self.proc.wait()
-            if self.stopping:
+            if self.stopping or await self.tournament_over():
                 return
             self.crashes += 1
             log.warning("participant %s exited with %s (crash %d): restarting", self.entrant.name, code, self.crashes)
@@ -309,7 +322,7 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 )
                 players.append(asyncio.create_task(player.run()))
             elif e.kind == "engine":
-                eng = Engine(e, fields, out)
+                eng = Engine(e, fields, out, lambda: _finished(org, tid))
                 engines.append(eng)
                 players.append(asyncio.create_task(eng.keep_running()))
         await _wait_for_registrations(org, tid, plan, progress)
@@ -382,6 +395,17 @@ def _total_games(plan: Plan) -> int:
 
     per = math.factorial(plan.seats) if plan.permute else plan.seats
     return -(-plan.games // per) * per
+
+
+async def _finished(org: Client, tid: int) -> bool:
+    """Whether the server says tournament ``tid`` is over. Unknown (the question failed) counts
+    as not over: a program that exits then is restarted, as after any crash."""
+    try:
+        info = _answer(await org.request(GetTournament, tournament=tid), TournamentInfo).info
+    except (ConnectionError, ServerError) as exc:
+        log.warning("cannot ask whether tournament %d is over: %s", tid, exc)
+        return False
+    return info["status"] == "finished"
 
 
 def _answer(msg: Message, cls: type[_A]) -> _A:

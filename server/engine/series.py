@@ -1,4 +1,4 @@
-"""A series of games at one table (RULES.md §5): dealer changes, tallies, records.
+"""A series of games at one table (docs/RULES.md §5): dealer changes, the tally, each game's record.
 
 :class:`SeriesTally` counts places and losses; the server adds names and timeouts to its
 :meth:`~SeriesTally.to_dict` to make ``game_over.tally`` (:class:`protocol.payloads.Tally`).
@@ -55,7 +55,6 @@ class Series:
         self.rng = rng if rng is not None else random.Random(seed)
         self.dealer = first_dealer if first_dealer is not None else self.rng.randrange(seats)
         self.tally = SeriesTally(seats)
-        self.records: list[ReplayRecord] = []
         self.game: Game | None = None
 
     def start_game(self, deck: list[int] | None = None) -> Game:
@@ -72,8 +71,9 @@ class Series:
             raise RuntimeError("no finished game to record")
         outcome = game.outcome()
         assert outcome is not None
+        # The record goes to the caller (the server stores it); the series keeps none, so its
+        # memory does not grow with the number of games played.
         record = ReplayRecord.of(game)
-        self.records.append(record)
         self.tally.add(outcome.places, outcome.capped)
         if self.rules.next_dealer == "loser":
             self.dealer = outcome.loser

@@ -35,7 +35,7 @@ STOP_SECONDS = 30.0
 """Safety net for a server to exit after SIGTERM."""
 #: Reconnect options for every SDK client: quick retries (a restart takes about a second). How
 #: long the client keeps trying is the SDK's default: as long as the server keeps the seats.
-RECONNECT = {"backoff_initial": 0.05, "backoff_max": 0.25}
+BACKOFF_INITIAL, BACKOFF_MAX = 0.05, 0.25
 
 
 def free_port() -> int:
@@ -271,7 +271,9 @@ class RecordingClient(Client):
 
 async def connect(port: int, name: str, changes: Changes, *, bot: bool = True) -> RecordingClient:
     """A :class:`RecordingClient` logged in as guest ``name`` (a bot unless ``bot`` is false)."""
-    client = await RecordingClient.connect(HOST, port, client_name=f"durability-test {name}", **RECONNECT)
+    client = await RecordingClient.connect(
+        HOST, port, client_name=f"durability-test {name}", backoff_initial=BACKOFF_INITIAL, backoff_max=BACKOFF_MAX
+    )
     assert isinstance(client, RecordingClient)
     client.changes = changes
     await client.login(name, guest=True, bot=bot)

@@ -71,11 +71,19 @@ class Terminal:
     """One tmux session of 100x30 running a command; its screen as text. Everything the command
     writes to the terminal is also copied (``tmux pipe-pane``) to a FIFO that the test's event
     loop reads: each arrival sets :attr:`changes`. tmux updates its screen before it copies the
-    output, so a screen captured after an arrival shows it."""
+    output, so a screen captured after an arrival shows it.
+
+    The session lives on a tmux server of its own (its socket in the test's directory, no user
+    configuration) that stays up while it has no session (``exit-empty off``) until :meth:`release`. By default a
+    tmux server exits when its last session is killed, and a ``new-session`` that reaches it
+    while it is exiting fails with "server exited unexpectedly": a test that closes its session
+    and runs the next command at once (or another test's process, on a shared server) would
+    race that exit."""
 
     def __init__(self, tmp: Path) -> None:
         self.name = f"shithead-test-{uuid.uuid4().hex[:8]}"
         self.tmp = tmp
+        self._tmux("start-server", ";", "set-option", "-s", "exit-empty", "off")
         self.changes = asyncio.Event()
         self.fifo = tmp / "terminal-output.fifo"
         os.mkfifo(self.fifo)
@@ -102,24 +110,33 @@ class Terminal:
             command = f"printf '%s\\n' {_quote(stdin_text)} | {command}"
         exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
         shell = f"cd {_quote(str(ROOT))} && export {exports} && {command}; echo EXITED-$?; sleep 600"
-        subprocess.run(["tmux", "new-session", "-d", "-x", "100", "-y", "30", "-s", self.name, shell], check=True)
+        self._tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", self.name, shell)
         # Output before this is on the screen already; output after it is copied to the FIFO.
-        subprocess.run(["tmux", "pipe-pane", "-t", self.name, f"cat >> {_quote(str(self.fifo))}"], check=True)
+        self._tmux("pipe-pane", "-t", self.name, f"cat >> {_quote(str(self.fifo))}")
 
     def screen(self) -> str:
-        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
-        return out.stdout
+        return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        self._tmux("send-keys", "-t", self.name, *keys)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        self._tmux("kill-session", "-t", self.name, check=False)
 
     def release(self) -> None:
-        """Stop reading the FIFO (after :meth:`close`)."""
+        """Stop reading the FIFO and stop this terminal's tmux server (after :meth:`close`)."""
         asyncio.get_running_loop().remove_reader(self._fd)
         os.close(self._fd)
+        self._tmux("kill-server", check=False)
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run a tmux command on this terminal's own server."""
+        return subprocess.run(
+            ["tmux", "-S", str(self.tmp / "tmux.socket"), "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            check=check,
+        )
 
 
 def _quote(text: str) -> str:
@@ -241,7 +258,7 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
         terminal.run(SHITHEAD, f"127.0.0.1:{port}", "--name", "alice", "--guest")
         await until(terminal.changes, lambda: "Lobby" in terminal.screen(), what="the lobby")
         terminal.keys(f"join {t}", "Enter")
-        await until(terminal.changes, lambda: (bob.summaries.get(t) or {}).get("free") == 0, what="alice sits")
+        await until(terminal.changes, lambda: t in bob.summaries and bob.summaries[t]["free"] == 0, what="alice sits")
         await bob.start(t)
         await until(terminal.changes, lambda: "Setup" in terminal.screen(), what="the game on alice's screen")
 
@@ -256,7 +273,7 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
         server = start_server()
 
         def alice_back() -> bool:
-            seats = (bob.summaries.get(t) or {}).get("seats") or []
+            seats = bob.summaries[t]["seats"] if t in bob.summaries else []
             return bool(seats) and seats[0] is not None and seats[0]["away"] is False
 
         await until(terminal.changes, lambda: bob.connected, what="bob reconnected")

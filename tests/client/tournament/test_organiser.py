@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from client.tournament.__main__ import main, make_plan, parse_args
-from client.tournament.organiser import Entrant, Plan, Progress, run
+from client.tournament.organiser import Engine, Entrant, Plan, Progress, run
 from client.tournament.results import read_results
 from server.tournament.standings import RatedGame, standings
 
@@ -131,6 +131,37 @@ async def test_a_crashing_program_is_restarted_and_its_crash_counted(tmp_path: P
     doc = json.loads((out / "standings.json").read_text())
     assert doc["crashes"] == {"crashy": 1}
     assert flag.read_text() == "crashed"
+
+
+STARTS = """
+import sys
+with open(sys.argv[1], "a") as f:  # one line per start; then exit 0
+    f.write("started\\n")
+"""
+
+
+async def test_a_program_that_ends_with_the_tournament_is_no_crash(tmp_path: Path) -> None:
+    """A program that exits while the tournament runs is restarted and counted; one that exits
+    once the server says the tournament is over is neither (a player ends its run on
+    ``tournament_over``, which the organiser may not have read yet when the exit is seen)."""
+    script = tmp_path / "starts.py"
+    script.write_text(STARTS)
+    starts = tmp_path / "starts.txt"
+    answers = iter([False, True])  # over? at the first exit: no; at the second: yes
+    asked: list[bool] = []
+
+    async def tournament_over() -> bool:
+        asked.append(next(answers))
+        return asked[-1]
+
+    engine = Engine(
+        Entrant("quits", "engine", command=f"{sys.executable} {script} {starts}"), {}, tmp_path, tournament_over
+    )
+    async with asyncio.timeout(60):  # against a hang: an engine that restarts for ever
+        await engine.keep_running()
+    assert asked == [False, True]
+    assert starts.read_text().splitlines() == ["started", "started"]
+    assert engine.crashes == 1
 
 
 def test_command_line_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
