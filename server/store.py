@@ -36,6 +36,7 @@ import logging
 import os
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ CREATE TABLE IF NOT EXISTS games (
     preset      TEXT NOT NULL,
     players     TEXT NOT NULL,      -- JSON list of names, by seat
     record      TEXT NOT NULL,      -- JSON: server.engine.ReplayRecord.to_dict() plus action times
+                                    -- (written as zlib-compressed JSON, a BLOB: see _pack_record)
     result      TEXT NOT NULL,      -- JSON: places, loser, capped
     started     REAL NOT NULL,
     ended       REAL NOT NULL
@@ -137,6 +139,21 @@ def _describe(path: str, exc: BaseException) -> str:
     elif "locked" in text:
         text += " (another program holds a lock on it)"
     return f"database {path}: {text}"
+
+
+def _pack_record(record: dict[str, Any]) -> bytes:
+    """A game record as stored: compact JSON compressed with zlib, about a fifth of the JSON
+    text (a record's notation repeats itself: card and action names). SQLite keeps it as a BLOB
+    in the ``record`` column, whose declared type does not bind it."""
+    return zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+
+
+def _unpack_record(value: bytes | str) -> Any:
+    """A stored record: compressed (a BLOB) or, in databases written before, JSON text; both
+    load, so old databases need no migration."""
+    if isinstance(value, bytes):
+        return json.loads(zlib.decompress(value))
+    return json.loads(value)
 
 
 class Store:
@@ -271,7 +288,16 @@ class Store:
         return (
             "INSERT OR REPLACE INTO games (id, table_name, preset, players, record, result, started, ended) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, table_name, preset, json.dumps(players), json.dumps(record), json.dumps(result), started, ended),
+            (
+                game_id,
+                table_name,
+                preset,
+                json.dumps(players),
+                _pack_record(record),
+                json.dumps(result),
+                started,
+                ended,
+            ),
         )
 
     def save_game(self, **game: Any) -> None:
@@ -294,7 +320,7 @@ class Store:
             "table_name": row[1],
             "preset": row[2],
             "players": json.loads(row[3]),
-            "record": json.loads(row[4]),
+            "record": _unpack_record(row[4]),
             "result": json.loads(row[5]),
             "started": row[6],
             "ended": row[7],

@@ -148,8 +148,11 @@ def ended_at(item: Item, table: int, fresh: bool) -> int | None:
 
 async def spectate(client: RecordingClient, table: int, games: int, ended: list[int]) -> None:
     """Read the watched table's messages (the client logs them) until ``games`` games ended;
-    their ids are appended to ``ended``."""
+    their ids are appended to ``ended``. After a drop it reads on to the ``Reconnected`` (which
+    the SDK may queue after the first messages of the new connection, see :func:`organise`),
+    so that the log holds the reconnection the checks look for."""
     fresh = False
+    dropped = False
     async for item in client.messages():
         if isinstance(item, Closed):
             raise AssertionError(f"spectator of table {table}: the client closed: {item.reason}")
@@ -157,10 +160,12 @@ async def spectate(client: RecordingClient, table: int, games: int, ended: list[
         if game is not None and game not in ended:
             ended.append(game)
         if isinstance(item, Disconnected):
-            fresh = True
+            fresh = dropped = True
+        elif isinstance(item, Reconnected):
+            dropped = False
         elif isinstance(item, State) and item.table == table:
             fresh = False
-        if len(ended) >= games:
+        if len(ended) >= games and not dropped:
             return
 
 
