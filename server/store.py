@@ -142,18 +142,38 @@ def _describe(path: str, exc: BaseException) -> str:
 
 
 def _pack_record(record: dict[str, Any]) -> bytes:
-    """A game record as stored: compact JSON compressed with zlib, about a fifth of the JSON
-    text (a record's notation repeats itself: card and action names). SQLite keeps it as a BLOB
-    in the ``record`` column, whose declared type does not bind it."""
-    return zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+    """A game record as stored: compact JSON compressed with zlib, about a tenth of the JSON
+    text (a record's notation repeats itself: card and action names). The action times (seconds
+    from the deal, to the millisecond) are kept as ``dt``, the milliseconds between actions:
+    small integers that compress about ten times better than the growing decimals, and turn back
+    into the same ``times`` exactly (checked here; times that would not are kept as they are).
+    SQLite keeps the result as a BLOB in the ``record`` column, whose declared type does not
+    bind it."""
+    stored = dict(record)
+    times = stored.get("times")
+    if isinstance(times, list):
+        ms = [round(t * 1000) for t in times]
+        dt = [b - a for a, b in itertools.pairwise([0, *ms])]
+        if _times_of(dt) == times:
+            del stored["times"]
+            stored["dt"] = dt
+    return zlib.compress(json.dumps(stored, separators=(",", ":")).encode(), 9)
+
+
+def _times_of(dt: list[int]) -> list[float]:
+    """The action times back from their millisecond steps (see :func:`_pack_record`)."""
+    return [ms / 1000 for ms in itertools.accumulate(dt)]
 
 
 def _unpack_record(value: bytes | str) -> Any:
     """A stored record: compressed (a BLOB) or, in databases written before, JSON text; both
-    load, so old databases need no migration."""
-    if isinstance(value, bytes):
-        return json.loads(zlib.decompress(value))
-    return json.loads(value)
+    load, so old databases need no migration. Either way the caller gets ``times``."""
+    if not isinstance(value, bytes):
+        return json.loads(value)
+    record = json.loads(zlib.decompress(value))
+    if "dt" in record:
+        record["times"] = _times_of(record.pop("dt"))
+    return record
 
 
 class Store:

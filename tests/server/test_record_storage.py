@@ -6,20 +6,34 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import zlib
 from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from server.engine import Game, ReplayRecord, make_rules
 from server.engine.policies import random_policy
-from server.store import Store
+from server.store import Store, _pack_record, _unpack_record
 
 
 def finished_record(seed: int) -> dict[str, object]:
+    """A finished game's record as the server stores it: with players and action times."""
     rng = random.Random(seed)
     game = Game.new(make_rules("classic"), 4, rng=rng)
     while not game.is_over():
         seat = game.to_act()[0]
         game.apply(seat, random_policy(game, seat, rng))
-    return ReplayRecord.of(game).to_dict()
+    record = ReplayRecord.of(game).to_dict()
+    record["players"] = ["a", "b", "c", "d"]
+    # As Table._after takes them: seconds from the deal, to the millisecond.
+    clock = 0.0
+    times = []
+    for _ in record["actions"]:
+        clock += rng.uniform(0.0005, 2.5)
+        times.append(round(clock, 3))
+    record["times"] = times
+    return record
 
 
 def save(store: Store, game_id: int, record: dict[str, object]) -> None:
@@ -42,7 +56,10 @@ def test_records_are_stored_compressed_and_load_unchanged(tmp_path: Path) -> Non
         save(store, 1, record)
         stored = store.db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0]
         text = json.dumps(record)
-        assert isinstance(stored, bytes) and len(stored) * 3 < len(text), (len(stored), len(text))
+        assert isinstance(stored, bytes) and len(stored) * 5 < len(text), (len(stored), len(text))
+        # The times are kept as millisecond steps, and come back as the same floats.
+        packed = json.loads(zlib.decompress(stored))
+        assert "times" not in packed and all(isinstance(d, int) for d in packed["dt"])
         game = store.game(1)
         assert game is not None and game["record"] == record
         # ... and the record replays to the same finished game.
@@ -67,3 +84,30 @@ def test_a_record_stored_as_json_text_still_loads(tmp_path: Path) -> None:
         assert game is not None and game["record"] == record and game["players"] == ["a", "b", "c", "d"]
     finally:
         store.close()
+
+
+def test_a_compressed_record_with_times_as_written_before_dt_still_loads(tmp_path: Path) -> None:
+    db = tmp_path / "v703.sqlite3"
+    Store(db).close()
+    record = finished_record(3)
+    with sqlite3.connect(db) as c:  # compressed, but with "times" (the first compressed form)
+        c.execute(
+            "INSERT INTO games (id, table_name, preset, players, record, result, started, ended) "
+            "VALUES (6, 't', 'classic', '[]', ?, '{}', 1.0, 2.0)",
+            (zlib.compress(json.dumps(record).encode()),),
+        )
+    store = Store(db)
+    try:
+        game = store.game(6)
+        assert game is not None and game["record"] == record
+    finally:
+        store.close()
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False)))
+def test_action_times_round_trip_exactly_whatever_their_precision(raw: list[float]) -> None:
+    """Millisecond times are stored as steps; any others are kept as they are. Either way the
+    record loads with the very same floats."""
+    for times in (raw, [round(t, 3) for t in raw]):
+        record = {"preset": "classic", "times": times}
+        assert _unpack_record(_pack_record(record)) == record
