@@ -95,7 +95,7 @@ async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tup
 
     with (out / "results.csv").open() as fh:
         actions = sum(int(r["actions"]) for r in csv.DictReader(fh) if r["seat"] == "0")
-    return seconds, len(results), actions
+    return seconds, results.games, actions
 
 
 def main() -> None:

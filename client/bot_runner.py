@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 
@@ -66,8 +67,9 @@ class RunStats:
     """Games that ended at the table while the runner sat there."""
     started: int = 0
     """Games this runner started (as the table's creator)."""
-    places: list[int] = field(default_factory=list)
-    """The runner's place (1 = first out) in each finished game."""
+    places: Counter[int] = field(default_factory=Counter)
+    """How many finished games the runner ended in each place (1 = first out): counts, not a
+    list per game, so a runner of a long series stays the same size."""
     acts: int = 0
     """Actions the server applied."""
     stale: int = 0
@@ -117,7 +119,9 @@ class BotRunner:
         self.table: int | None = None
         self._game: int | None = None  # the game id whose states we are reading
         self._barrier = -1  # states up to this seq do not show our last applied action yet
-        self._finished: set[int] = set()  # game ids whose end was handled
+        # The newest game whose end was handled: a table's game numbers only grow, so one
+        # number (not a set that grows with every game of a long series) tells a repeat.
+        self._last_finished = -1
         self._running = False  # a game is running at the table, as far as we know
         self._done = False
 
@@ -203,7 +207,7 @@ class BotRunner:
         if (
             view["phase"] == "over"
             and outcome is not None
-            and game not in self._finished
+            and game > self._last_finished
             and self._missed_game_over(msg)
         ):
             # The game ended while we were away: its game_over message will not come. The
@@ -282,15 +286,15 @@ class BotRunner:
         return action
 
     def _game_ended(self, game: int, result: GameResult, tally: Tally | None) -> None:
-        if game in self._finished:
+        if game <= self._last_finished:
             return
-        self._finished.add(game)
+        self._last_finished = game
         self._running = False
         self.stats.games += 1
         places = result["places"]
         seat = self.stats.seat
         if seat is not None and seat in places:
-            self.stats.places.append(places.index(seat) + 1)
+            self.stats.places[places.index(seat) + 1] += 1
             if result["loser"] == seat:
                 self.stats.losses += 1
         try:

@@ -18,6 +18,7 @@ import copy
 import logging
 import random
 import sys
+from collections.abc import Mapping
 
 from client.bot import Bot
 from client.bot_runner import BotRunner, RunStats
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
         print(f"cannot talk to {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     print(
-        f"{name}: {stats.games} games at table {stats.table}, places {stats.places}, "
+        f"{name}: {stats.games} games at table {stats.table}, places {_places(stats.places)}, "
         f"{stats.acts} actions, {stats.illegal} illegal, {stats.stale} stale ({stats.end_reason})"
     )
     return 0
@@ -149,3 +150,8 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _places(counts: Mapping[int, int]) -> str:
+    """``1:3 2:5``: how many games the bot finished in each place (1 = first out)."""
+    return " ".join(f"{p}:{n}" for p, n in sorted(counts.items())) or "-"

@@ -31,7 +31,10 @@ on the wire is None.
 ``chat_message``, ``game_over``, an ``error`` without a pending id) is queued in the order
 received for :meth:`Client.messages` (one consumer; the queue is unbounded, so a long-lived
 client must read it). :attr:`Client.states` keeps the latest ``State`` and
-:attr:`Client.summaries` the latest summary per table. **Connection events**
+:attr:`Client.summaries` the latest summary per table the client is at: :meth:`Client.leave`
+forgets the table (also when the server answers that the client is not there, as at a
+tournament's table, which closes after its one game), so a client that plays for days holds no
+more than the tables it is at. **Connection events**
 (:mod:`client.sdk_events`) tell a UI what happens to the connection:
 
 * :class:`~client.sdk_events.Disconnected` (``reason``, ``code``, ``reconnecting``): the
@@ -74,8 +77,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from protocol.connection import Connection, Mode, Role
 from protocol.errors import FATAL, ErrorCode, RemoteProtocolError
@@ -109,6 +111,7 @@ from protocol.messages import (
 from protocol.payloads import RuleOptions, StoredGame, TableSummary, WelcomeLimits
 
 from .reconnect import NO_RECONNECT, TRANSIENT, default_window, retry_until_back, seconds
+from .sdk_wire import Pending, Wire
 from .sdk_events import (
     PSEUDO_EVENTS,
     ClientClosed,
@@ -128,38 +131,6 @@ __all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "HeldSea
 log = logging.getLogger(__name__)
 
 _A = TypeVar("_A", bound=Message)
-
-
-@dataclass(slots=True)
-class _Pending:
-    """A request waiting for its answer (``seq_at_answer``: see :meth:`Client.act`)."""
-
-    future: asyncio.Future[Message]
-    table: int | None
-    seq_at_answer: int = -1
-
-
-class _Wire(asyncio.Protocol):
-    """One TCP connection; forwards everything to its client (which ignores stale wires)."""
-
-    def __init__(self, client: Client, conn: Connection) -> None:
-        self.client, self.conn = client, conn
-        self.transport: asyncio.Transport | None = None
-        self.fatal: ErrorCode | None = None  # the fatal error code the server sent, if any
-        self.lost = asyncio.get_running_loop().create_future()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # Rely on the transport's interface, not its class: uvloop's transports do not
-        # subclass asyncio.Transport. (asyncio and uvloop set TCP_NODELAY themselves.)
-        self.transport = cast(asyncio.Transport, transport)
-
-    def data_received(self, data: bytes) -> None:
-        self.client._on_data(self, data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.lost.done():
-            self.lost.set_result(None)
-        self.client._on_lost(self, exc)
 
 
 class Client:
@@ -200,9 +171,9 @@ class Client:
         #: after close). Read-only, like :attr:`closed` (closed for good).
         self.connected = False
         self.closed = False
-        self._wire: _Wire | None = None
+        self._wire: Wire | None = None
         self._credentials: dict[str, object] | None = None  # the login's fields, for reconnecting
-        self._pending: dict[int, _Pending] = {}
+        self._pending: dict[int, Pending] = {}
         self._next_id = 1
         self._queue: asyncio.Queue[Item | None] = asyncio.Queue()  # None: the end
         self._last_sent = time.monotonic()
@@ -392,10 +363,23 @@ class Client:
         self.watching[table] = password
 
     async def leave(self, table: int) -> None:
-        """Give up the seat (between games) or stop watching."""
-        await self.request(Leave, table=table)
+        """Give up the seat (between games) or stop watching, and forget the table. Raises
+        :class:`ServerError`: ``ALREADY_STARTED`` (a game runs: still seated), or
+        ``NOT_AT_TABLE`` / ``UNKNOWN_TABLE`` (not there, or the table closed: forgotten too)."""
+        try:
+            await self.request(Leave, table=table)
+        except ServerError as exc:
+            if exc.code in (ErrorCode.NOT_AT_TABLE, ErrorCode.UNKNOWN_TABLE):
+                self._forget(table)
+            raise
+        self._forget(table)
+
+    def _forget(self, table: int) -> None:
+        """Drop what the client keeps of a table it is no longer at."""
         self.seats.pop(table, None)
         self.watching.pop(table, None)
+        self.states.pop(table, None)
+        self.summaries.pop(table, None)
 
     async def start(self, table: int) -> None:
         """Deal the next game (the owner only, every seat taken)."""
@@ -439,7 +423,7 @@ class Client:
 
     async def _request_pending(
         self, cls: type[Message], fields: Mapping[str, object], table: int | None, *, internal: bool = False
-    ) -> _Pending:
+    ) -> Pending:
         """Send and await, retrying RATE_LIMITED; return the resolved pending entry."""
         attempt = 0
         while True:
@@ -457,7 +441,7 @@ class Client:
 
     def _send(
         self, cls: type[Message], fields: Mapping[str, object], table: int | None, *, internal: bool = False
-    ) -> _Pending:
+    ) -> Pending:
         """Encode and write one request; its answer resolves the returned entry's future."""
         if self.closed:
             raise ClientClosed("the client is closed")
@@ -474,7 +458,7 @@ class Client:
         build: Callable[..., Message] = cls  # every request class takes id and its own fields
         data = wire.conn.send(build(id=rid, **{k: v for k, v in fields.items() if v is not None}))
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        pending = self._pending[rid] = _Pending(future, table)
+        pending = self._pending[rid] = Pending(future, table)
         wire.transport.write(data)
         self._last_sent = time.monotonic()
         return pending
@@ -488,7 +472,7 @@ class Client:
 
     # ------------------------------------------------------------------ receiving
 
-    def _on_data(self, wire: _Wire, data: bytes) -> None:
+    def _on_data(self, wire: Wire, data: bytes) -> None:
         if wire is not self._wire or wire.conn.closed:
             return  # a stale connection, or one the server has ended: nothing more counts
         try:
@@ -505,7 +489,7 @@ class Client:
         for msg in messages:
             self._dispatch(wire, msg)
 
-    def _dispatch(self, wire: _Wire, msg: Message) -> None:
+    def _dispatch(self, wire: Wire, msg: Message) -> None:
         if isinstance(msg, Error) and msg.code in FATAL:
             wire.fatal = msg.code
         rid = getattr(msg, "id", None)
@@ -540,7 +524,7 @@ class Client:
                 self.seats.clear()
         self._queue.put_nowait(msg)
 
-    def _on_lost(self, wire: _Wire, exc: Exception | None) -> None:
+    def _on_lost(self, wire: Wire, exc: Exception | None) -> None:
         if wire is not self._wire:
             return
         self._wire = None
@@ -566,7 +550,9 @@ class Client:
         loop = asyncio.get_running_loop()
         conn = Connection(Role.CLIENT, mode=self.mode)
         async with asyncio.timeout(self.timeout):
-            _, wire = await loop.create_connection(lambda: _Wire(self, conn), self.host, self.port)
+            _, wire = await loop.create_connection(
+                lambda: Wire(conn, self._on_data, self._on_lost), self.host, self.port
+            )
             self._wire = wire
             pending = self._send(Hello, {"version": PROTOCOL_VERSION, "client": self.client_name}, None, internal=True)
             self.welcome = _expect(await pending.future, Welcome)

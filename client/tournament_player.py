@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from client.bot import Bot
 from client.bot_runner import BotRunner, RunStats
@@ -32,21 +32,21 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class PlayerStats:
-    """What a participant did in a tournament."""
+    """What a participant did in a tournament: totals over its tables (kept as sums, not per
+    table, so that a player of a long tournament holds no more after its 100,000th game than
+    after its first)."""
 
     tables: int = 0
-    runs: list[RunStats] = field(default_factory=list)
+    acts: int = 0
+    illegal: int = 0
     info: TournamentDetails | None = None
     """The final tournament info from ``tournament_over`` (None if the run ended otherwise)."""
     end_reason: str = ""
 
-    @property
-    def acts(self) -> int:
-        return sum(r.acts for r in self.runs)
-
-    @property
-    def illegal(self) -> int:
-        return sum(r.illegal for r in self.runs)
+    def add(self, run: RunStats) -> None:
+        """Count a table's run once it is over."""
+        self.acts += run.acts
+        self.illegal += run.illegal
 
 
 class _Feed:
@@ -104,7 +104,8 @@ class TournamentPlayer:
             self.on_registered()
 
     async def run(self) -> PlayerStats:
-        """Register and play until the tournament is over or the client closes."""
+        """Register and play until the tournament is over or the client closes. A table is
+        forgotten once its runner ends (its game is over), its figures added to :attr:`stats`."""
         await self.register()
         try:
             async for msg in self.client.messages():
@@ -133,8 +134,7 @@ class TournamentPlayer:
             for task in self._tasks.values():
                 if not task.done():
                     task.cancel()
-            done = await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-            self.stats.runs = [r for r in done if isinstance(r, RunStats)]
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         return self.stats
 
     def _seated(self, msg: Seated) -> None:
@@ -145,7 +145,20 @@ class TournamentPlayer:
         feed = self._feeds[table] = _Feed()
         runner = BotRunner(self.make_bot(msg.game), self.client, games=1, think_in_thread=self.think_in_thread)
         runner.attach(table, msg.seat)
-        self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
+        task = self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
+        task.add_done_callback(lambda t: self._table_done(table, t))
+
+    def _table_done(self, table: int, task: asyncio.Task[RunStats]) -> None:
+        if self._tasks.get(table) is task:
+            del self._tasks[table]
+            self._feeds.pop(table, None)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.warning("table %d: the bot runner failed: %r", table, exc)
+        else:
+            self.stats.add(task.result())
 
     async def _register_again(self) -> None:
         try:

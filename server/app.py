@@ -74,6 +74,7 @@ from server.store import Store
 from server.sweeper import Sweeper
 from server.table import Outbox, StateOut, Table
 from server.throttle import LoginThrottle
+from server.tournament.director import Finished
 from server.tournament.service import TournamentService
 
 __all__ = ["App", "BotHost", "ClientSession"]
@@ -419,6 +420,9 @@ class App:
 
     def tournament_changed(self, tournament: int) -> None:
         self._durable().tournament_changed(tournament)
+
+    def tournament_game(self, tournament: int, fin: Finished) -> None:
+        self._durable().tournament_game(tournament, fin)
 
     def logged_in(self, name: str) -> list[Session]:
         return [s for s in self.sessions if s.logged_in and s.name == name]

@@ -34,11 +34,12 @@ from server.persist import (
     restore_tournament,
     rng_state,
     table_snapshot,
+    finished_game,
     tournament_snapshot,
 )
 from server.store import Op, Store
 from server.table import Applied, Changed, Dealt, FinishedGame, Table
-from server.tournament.director import Tournament
+from server.tournament.director import Finished, Tournament
 
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,10 @@ class Durability:
         self._changed_tournaments.add(tid)
         self.journal.touch()
 
+    def tournament_game(self, tid: int, fin: Finished) -> None:
+        """Keep a finished tournament game (once: the snapshot does not repeat it)."""
+        self.journal.write(Store.tournament_game_op(tid, fin.result.number, finished_game(fin)))
+
     def heartbeat(self) -> None:
         """Record that the server runs now (clocks resume from the last heartbeat after a crash)."""
         self.journal.write(Store.meta_op("alive", time.time()))
@@ -195,7 +200,9 @@ class Durability:
                 out.lost.append(str(exc))
         for snap in live.tournaments:
             try:
-                out.tournaments.append(restore_tournament(snap))
+                tid = snap.get("id")
+                finished = live.tournament_games.get(tid, []) if isinstance(tid, int) else []
+                out.tournaments.append(restore_tournament(snap, finished))
             except RestoreError as exc:
                 out.lost.append(str(exc))
         for line in out.lost:

@@ -25,6 +25,7 @@ import dataclasses
 import random
 from array import array
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 from protocol.messages import GameOver
@@ -253,7 +254,9 @@ def _replay(
 
 
 def tournament_snapshot(t: Tournament) -> dict[str, Any]:
-    """Settings, participants in registration order, status, running and finished games."""
+    """Settings, participants in registration order, status and running games. The finished
+    games are not in it: each is written once, as it ends (:func:`finished_game`), so the
+    snapshot rewritten after every game keeps its size however long the tournament runs."""
     return {
         "v": SNAPSHOT_VERSION,
         "id": t.id,
@@ -262,12 +265,17 @@ def tournament_snapshot(t: Tournament) -> dict[str, Any]:
         "participants": [{"name": p.name, "bot": p.bot, "house": p.house} for p in t.participants.values()],
         "status": t.status,
         "running": {str(table): spec.number for table, spec in t.running.items()},
-        "finished": [f.to_dict() for f in t.finished],
     }
 
 
-def restore_tournament(snap: dict[str, Any]) -> Tournament:
-    """Rebuild a tournament; its running games' tables are restored separately."""
+def finished_game(fin: Finished) -> dict[str, Any]:
+    """A finished tournament game as the database keeps it (one row per game)."""
+    return fin.to_dict()
+
+
+def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] = ()) -> Tournament:
+    """Rebuild a tournament from its snapshot and its finished games (:func:`finished_game`, in
+    any order); its running games' tables are restored separately."""
     where = f"tournament {snap.get('id')}"
     try:
         if snap.get("v") != SNAPSHOT_VERSION:
@@ -294,8 +302,8 @@ def restore_tournament(snap: dict[str, Any]) -> Tournament:
             permute=settings.permute,
         )
         by_number = {g.number: g for g in games}
-        for f in snap["finished"]:
-            spec = by_number[f["number"]]
+        t.open_results(games)
+        for f in finished:
             result = RatedGame(
                 f["number"],
                 f["deal"],
@@ -306,10 +314,9 @@ def restore_tournament(snap: dict[str, Any]) -> Tournament:
                 tuple(f["illegal"]),
                 tuple(f["disconnects"]),
             )
-            t.finished.append(Finished(spec, result, f["actions"], f["server_game"]))
+            t.count(Finished(by_number[f["number"]], result, f["actions"], f["server_game"]))
         t.running = {int(table): by_number[number] for table, number in snap["running"].items()}
-        taken = set(settings.done) | {f.spec.number for f in t.finished} | {s.number for s in t.running.values()}
-        t.total = len(games)
+        taken = set(settings.done) | {f["number"] for f in finished} | {s.number for s in t.running.values()}
         t.pending = deque(g for g in games if g.number not in taken)
     except RestoreError:
         raise

@@ -4,14 +4,16 @@ The embedded default: no other service is needed. :class:`Store` is synchronous 
 thread-safe by itself; the asyncio shell drives it from one dedicated writer thread, so
 writes never block the event loop and all of them are finished before shutdown.
 
-What is kept (schema version 2):
+What is kept (schema version 3):
 
 * ``accounts`` and ``games`` (finished games' records), as in version 1;
 * the **live state**, written as it happens by :mod:`server.journal`: ``live_tables`` (one
   JSON snapshot per open table: settings, seats with token hashes, series, clocks), ``live_games``
   (the latest deal of each table: deck, dealer, the series' random state after dealing) and
-  ``live_actions`` (every action applied in the game in progress), ``live_tournaments`` and
-  ``meta`` (id counters, the last heartbeat). :mod:`server.persist` turns these rows back into
+  ``live_actions`` (every action applied in the game in progress), ``live_tournaments`` (one
+  snapshot per tournament), ``live_tournament_games`` (one row per finished tournament game,
+  written once as it ends: version 3; version 2 kept them in the snapshot, rewritten after
+  every game) and ``meta`` (id counters, the last heartbeat). :mod:`server.persist` turns these rows back into
   tables and tournaments.
 
 Durability: WAL with ``synchronous=NORMAL`` (a commit is in the operating system's hands when
@@ -22,7 +24,7 @@ commit to the disk as well.
 
 Opening checks the file: a file that is not a database, a database of a newer schema, one that
 another server holds, or one that cannot be written raises :class:`StoreError` with one line
-naming the file and the problem. Version 1 databases are migrated in place.
+naming the file and the problem. Version 1 and 2 databases are migrated in place.
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
 done by the caller (see :mod:`server.auth`), which runs it in an executor.
@@ -49,7 +51,7 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -102,6 +104,15 @@ CREATE TABLE IF NOT EXISTS live_tournaments (
 );
 """
 
+_SCHEMA_V3 = """
+CREATE TABLE IF NOT EXISTS live_tournament_games (
+    tournament  INTEGER NOT NULL,
+    number      INTEGER NOT NULL,
+    result      TEXT NOT NULL,          -- JSON: server.persist.finished_game()
+    PRIMARY KEY (tournament, number)
+);
+"""
+
 #: A write for :meth:`Store.write_batch`: SQL and its parameters.
 Op = tuple[str, Sequence[Any]]
 
@@ -128,6 +139,8 @@ class LiveState:
     actions: dict[int, list[tuple[int, int, str, float, bool, float]]] = field(default_factory=dict)
     """Per table id: ``(n, seat, action, t, timeout, bank)`` in order."""
     tournaments: list[dict[str, Any]] = field(default_factory=list)
+    tournament_games: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per tournament id: its finished games in number order."""
 
 
 def _describe(path: str, exc: BaseException) -> str:
@@ -174,6 +187,22 @@ def _unpack_record(value: bytes | str) -> Any:
     if "dt" in record:
         record["times"] = _times_of(record.pop("dt"))
     return record
+
+
+def _move_finished_tournament_games(db: sqlite3.Connection) -> None:
+    """Version 2 -> 3: a tournament snapshot's list of finished games becomes one row per game."""
+    for tid, text in db.execute("SELECT id, snapshot FROM live_tournaments").fetchall():
+        snap = json.loads(text)
+        finished = snap.pop("finished", None)
+        if finished is None:
+            continue
+        db.executemany(
+            "INSERT OR REPLACE INTO live_tournament_games (tournament, number, result) VALUES (?, ?, ?)",
+            [(tid, f["number"], json.dumps(f, separators=(",", ":"))) for f in finished],
+        )
+        db.execute(
+            "UPDATE live_tournaments SET snapshot = ? WHERE id = ?", (json.dumps(snap, separators=(",", ":")), tid)
+        )
 
 
 class Store:
@@ -228,6 +257,11 @@ class Store:
                 f"database {self.path}: schema version {version} is newer than this server's "
                 f"({SCHEMA_VERSION}): use a newer shithead-server"
             )
+        # A new file gets 1 KiB pages (before WAL: its page size is fixed from then on). A game's
+        # record is a few KiB; on 4 KiB pages each left a quarter of its page empty (3.85 KiB
+        # of file per 2.9 KiB record), on 1 KiB pages a record's tail goes to full overflow
+        # pages (3.25 KiB). Existing files keep their page size: this is a no-op for them.
+        db.execute("PRAGMA page_size=1024")
         if str(db.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() != "wal" and self.path != ":memory:":
             raise StoreError(f"database {self.path}: cannot switch to WAL journaling (is the file read-only?)")
         if synchronous.upper() not in ("NORMAL", "FULL"):
@@ -235,9 +269,11 @@ class Store:
         db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only or locked file
         try:
-            for stmt in (_SCHEMA_V1 + _SCHEMA_V2).split(";"):
+            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3).split(";"):
                 if stmt.strip():
                     db.execute(stmt)
+            if version == 2:
+                _move_finished_tournament_games(db)
             if version != SCHEMA_VERSION:
                 if version:
                     log.info("database %s: migrated schema %d -> %d", self.path, version, SCHEMA_VERSION)
@@ -395,6 +431,13 @@ class Store:
         )
 
     @staticmethod
+    def tournament_game_op(tid: int, number: int, result: dict[str, Any]) -> Op:
+        return (
+            "INSERT OR REPLACE INTO live_tournament_games (tournament, number, result) VALUES (?, ?, ?)",
+            (tid, number, json.dumps(result, separators=(",", ":"))),
+        )
+
+    @staticmethod
     def meta_op(key: str, value: Any) -> Op:
         return ("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
@@ -414,4 +457,8 @@ class Store:
         ):
             live.actions.setdefault(tid, []).append((n, seat, action, t, bool(timeout), bank))
         live.tournaments = [json.loads(s) for (s,) in db.execute("SELECT snapshot FROM live_tournaments ORDER BY id")]
+        for tid, result in db.execute(
+            "SELECT tournament, result FROM live_tournament_games ORDER BY tournament, number"
+        ):
+            live.tournament_games.setdefault(tid, []).append(json.loads(result))
         return live

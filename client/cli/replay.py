@@ -1,6 +1,6 @@
 """``shithead replay``: step through a finished game's record, forward and back.
 
-    shithead replay tournament-20261121/records/7.json     # a record file (tournament output)
+    shithead replay tournament-20261121/records/7.json.gz  # a record file (tournament output)
     shithead replay --server 192.168.1.20:7433 57          # game 57, fetched with get_record
 
 A record (the ``record`` message's map, or its inner ``record``) holds the rules, the deck
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from client.cli.render import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
 from client.cli.words import describe_events, ordinal
+from client.record_files import load_record
 from server.engine import Game, ReplayRecord, event_to_dict, format_action
 from server.engine.cards import format_card
 
@@ -113,10 +113,11 @@ def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> 
 
 
 def load(path: Path) -> dict[str, Any]:
-    """A record file: the ``record`` message's map (or its inner record). Raises ValueError."""
+    """A record file (:mod:`client.record_files`: compressed or plain JSON): the ``record``
+    message's map (or its inner record). Raises ValueError."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = load_record(path)
+    except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("record", data).get("actions"), list):
         raise ValueError(f"{path} is not a game record")
@@ -170,7 +171,7 @@ def run_app(replay: Replay, theme: Theme, start: int = 0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="shithead replay", description="Step through a finished game.")
-    p.add_argument("source", help="a record file (JSON), or a game id with --server")
+    p.add_argument("source", help="a record file (.json.gz or .json), or a game id with --server")
     p.add_argument("--server", metavar="HOST:PORT", help="fetch game SOURCE from this server")
     p.add_argument("--at", type=int, default=0, help="start at this action")
     p.add_argument("--print", action="store_true", help="print every step as text instead of stepping")

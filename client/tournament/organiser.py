@@ -5,7 +5,8 @@ directory) or uses a running one (``--server``), creates the tournament over the
 brings the participants in, starts it, and writes, as each game ends:
 
 * ``results.csv``: one row per game and seat (the tournament's memory, read by ``--resume``);
-* ``records/<game>.json``: every game's record, for ``shithead replay``;
+* ``records/<game>.json.gz``: every game's record, gzip-compressed JSON
+  (:mod:`client.record_files`), for ``shithead replay``;
 * ``standings.json``: standings and head-to-head, rewritten every ``--every`` games and at the end.
 
 Participants:
@@ -47,6 +48,8 @@ from typing import Any, TypeVar
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
 from client.hosting import LoginOptions, connect_bot
+from client.record_files import SUFFIX as RECORD_SUFFIX
+from client.record_files import save_record
 from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from client.tournament.results import ResultsFile, read_results, write_standings_json
@@ -64,10 +67,9 @@ from protocol.messages import (
 from server.tournament.standings import (
     RatedGame,
     Row,
+    Standings,
     format_head_to_head,
     format_standings,
-    head_to_head,
-    standings,
 )
 
 log = logging.getLogger(__name__)
@@ -261,13 +263,19 @@ class Progress:
             self.say(line)
 
 
-async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> list[RatedGame]:
-    """Play ``plan`` (the games not yet in ``out/results.csv``); return every finished game."""
+async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> Standings:
+    """Play ``plan`` (the games not yet in ``out/results.csv``); return the figures of every
+    finished game, this run's and the earlier runs'. The games themselves are in the files,
+    not in memory: the organiser of a 100,000-game tournament stays the size it had after
+    its first games."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "records").mkdir(exist_ok=True)
     results_path = out / "results.csv"
-    finished = read_results(results_path)
-    done = {r.number for r in finished}
+    figures = Standings(plan.names)
+    done: list[int] = []
+    for earlier in read_results(results_path):
+        figures.add(earlier)
+        done.append(earlier.number)
     local: LocalServer | None = None
     if server is None:
         local = LocalServer(out / "server.sqlite3", out / "server.log")
@@ -298,14 +306,15 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 action_seconds=plan.action_seconds,
                 concurrency=plan.concurrency,
                 participants=plan.names,
-                done=sorted(done) or None,
+                done=done or None,
             ),
             TournamentCreated,
         ).tournament
+        del done  # sent: not needed again
         progress.say(
             f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
             f"{plan.games} games, master seed {plan.master_seed}"
-            + (f", {len(done)} games already played" if done else "")
+            + (f", {figures.games} games already played" if figures.games else "")
         )
         fields = {"host": host, "port": port, "tournament": tid}
         for e in plan.entrants:
@@ -327,7 +336,7 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 players.append(asyncio.create_task(eng.keep_running()))
         await _wait_for_registrations(org, tid, plan, progress)
         await org.request(StartTournament, tournament=tid)
-        total = len(done)
+        total = figures.games
         async for msg in org.messages():
             if isinstance(msg, TournamentGame) and msg.tournament == tid:
                 r = msg.result
@@ -344,18 +353,17 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 results.add(
                     res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"], server_game=r["server_game"]
                 )
-                finished.append(res)
+                figures.add(res)
                 total += 1
                 try:
                     record = await org.get_record(r["server_game"])
-                    (out / "records" / f"{r['number']}.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+                    save_record(out / "records" / f"{r['number']}{RECORD_SUFFIX}", record)
                 except Exception as exc:  # a missing record is reported, not fatal
                     log.warning("no record for game %d: %s", r["number"], exc)
                 progress.on_game(total, _total_games(plan))
                 if plan.every and total % plan.every == 0:
-                    rows = standings(plan.names, finished)
-                    write_standings_json(out / "standings.json", plan.names, rows, finished, plan.meta())
-                    progress.standings(rows, total)
+                    write_standings_json(out / "standings.json", figures, plan.meta())
+                    progress.standings(figures.rows(), total)
             elif isinstance(msg, TournamentOver) and msg.tournament == tid:
                 break
             elif isinstance(msg, Closed):
@@ -364,8 +372,8 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         if crashes:
             progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
         meta = plan.meta() | {"crashes": {eng.entrant.name: eng.crashes for eng in engines}}
-        write_standings_json(out / "standings.json", plan.names, standings(plan.names, finished), finished, meta)
-        return finished
+        write_standings_json(out / "standings.json", figures, meta)
+        return figures
     finally:
         results.close()
         for eng in engines:
@@ -435,14 +443,13 @@ async def _wait_for_registrations(
         await asyncio.sleep(0.2)
 
 
-def final_report(plan: Plan, results: list[RatedGame]) -> list[str]:
-    rows = standings(plan.names, results)
+def final_report(plan: Plan, figures: Standings) -> list[str]:
     lines = format_standings(
-        rows, title=f"Standings after {len(results)} games (rating: openskill Plackett-Luce, ± 95 %)"
+        figures.rows(), title=f"Standings after {figures.games} games (rating: openskill Plackett-Luce, ± 95 %)"
     )
     lines.append("")
     lines.append("Head to head: mean place of row minus column (negative: row finished ahead)")
-    lines += format_head_to_head(plan.names, head_to_head(plan.names, results))
+    lines += format_head_to_head(plan.names, figures.head_to_head())
     return lines
 
 

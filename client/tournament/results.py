@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from server.tournament.standings import RatedGame, Row, head_to_head, round_head_to_head
+from server.tournament.standings import RatedGame, Standings, round_head_to_head
 
 COLUMNS = (
     "game",
@@ -122,20 +122,13 @@ def read_results(path: str | Path) -> list[RatedGame]:
     return out
 
 
-def write_standings_json(
-    path: str | Path,
-    participants: Sequence[str],
-    rows: Sequence[Row],
-    results: Sequence[RatedGame],
-    meta: dict[str, Any],
-) -> None:
+def write_standings_json(path: str | Path, figures: Standings, meta: dict[str, Any]) -> None:
     """Standings, head-to-head and the tournament's settings as JSON (written atomically)."""
-    h2h = head_to_head(participants, results)
     doc = {
         **meta,
-        "games_finished": len(results),
-        "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)],
-        "head_to_head": round_head_to_head(h2h),
+        "games_finished": figures.games,
+        "standings": [{"rank": i, **r.to_dict()} for i, r in enumerate(figures.rows(), 1)],
+        "head_to_head": round_head_to_head(figures.head_to_head()),
     }
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

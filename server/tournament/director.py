@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
 from .schedule import ROUND_ROBIN, GameSpec, schedule
-from .standings import RatedGame
+from .standings import RatedGame, Standings
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,11 @@ class Tournament:
     status: Status = REGISTERING
     pending: deque[GameSpec] = field(default_factory=deque)
     running: dict[int, GameSpec] = field(default_factory=dict)
-    finished: list[Finished] = field(default_factory=list)
+    games_finished: int = 0
+    """Games played to their end in this run (those of ``settings.done`` not counted)."""
+    results: Standings | None = None
+    """The standings of the games finished (from the start on): kept as running figures, so
+    that a long tournament holds no list of its games (they are in the database)."""
     total: int = 0
 
     def register(self, name: str, *, bot: bool, house: bool = False) -> None:
@@ -158,9 +162,15 @@ class Tournament:
         except ValueError as exc:
             raise TournamentError("NOT_ENOUGH_PLAYERS", str(exc)) from None
         done = set(s.done)
-        self.total = len(games)
+        self.open_results(games)
         self.pending = deque(g for g in games if g.number not in done)
         self.status = RUNNING if self.pending else FINISHED
+
+    def open_results(self, games: Sequence[GameSpec]) -> None:
+        """Set up the figures for the schedule ``games`` (at the start, or when restored): the
+        games of ``settings.done`` were played by an earlier run and are not expected."""
+        self.total = len(games)
+        self.results = Standings(self.names, first=games[0].number if games else 0, skip=self.settings.done)
 
     @property
     def names(self) -> list[str]:
@@ -179,6 +189,12 @@ class Tournament:
 
     def table_of(self, table_id: int) -> GameSpec | None:
         return self.running.get(table_id)
+
+    def count(self, fin: Finished) -> None:
+        """Add a finished game to the figures (as it ends, or read back after a restart)."""
+        assert self.results is not None, "games finish only once the tournament has started"
+        self.results.add(fin.result)
+        self.games_finished += 1
 
     def game_finished(
         self,
@@ -205,7 +221,7 @@ class Tournament:
             tuple(disconnects),
         )
         fin = Finished(spec, result, actions, server_game)
-        self.finished.append(fin)
+        self.count(fin)
         if not self.pending and not self.running:
             self.status = FINISHED
         return fin

@@ -42,7 +42,7 @@ from server.engine import RulesError, check_seats, make_rules
 from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 
-from .director import Settings, Tournament, TournamentError
+from .director import Finished, Settings, Tournament, TournamentError
 from .schedule import SCHEDULES, GameSpec
 from .wire import game_result, tournament_info
 
@@ -83,6 +83,10 @@ class TournamentHost(Protocol):
 
     def tournament_changed(self, tournament: int) -> None:
         """Write the tournament's snapshot in the current batch."""
+        ...
+
+    def tournament_game(self, tournament: int, fin: Finished) -> None:
+        """Keep a finished game of the tournament (in the current batch)."""
         ...
 
     def logged_in(self, name: str) -> list[Session]:
@@ -275,6 +279,7 @@ class TournamentService:
             server_game=g.game_id,
         )
         self.host.drop_table(table.id)
+        self.host.tournament_game(t.id, fin)
         self._changed(t)
         msg = TournamentGame(tournament=t.id, result=game_result(fin))
         out = Outbox()

@@ -14,6 +14,7 @@ indicative, and compare ratings and head-to-head differences first).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,13 +49,15 @@ class RatedGame:
 
 @dataclass
 class Row:
-    """One participant's line of the standings."""
+    """One participant's line of the standings. Places are kept as a count, a sum and a sum of
+    squares (enough for the mean and its interval), not one entry per game."""
 
     name: str
     mu: float
     sigma: float
     games: int = 0
-    places: list[int] = field(default_factory=list)
+    place_sum: int = 0
+    place_squares: int = 0
     firsts: int = 0
     losses: int = 0
     timeouts: int = 0
@@ -67,11 +70,15 @@ class Row:
 
     @property
     def mean_place(self) -> float:
-        return sum(self.places) / len(self.places) if self.places else math.nan
+        return self.place_sum / self.games if self.games else math.nan
 
     @property
     def mean_place_interval(self) -> float:
-        return _interval(self.places)
+        n = self.games
+        if n < 2:
+            return math.nan
+        var = max(0.0, (self.place_squares - self.place_sum * self.place_sum / n) / (n - 1))
+        return Z95 * math.sqrt(var / n)
 
     @property
     def loss_rate(self) -> float:
@@ -124,53 +131,131 @@ def round_head_to_head(h2h: dict[str, dict[str, float]]) -> dict[str, dict[str, 
     return {a: {b: round_stat(v) for b, v in cols.items()} for a, cols in h2h.items()}
 
 
-def _interval(values: Sequence[float]) -> float:
-    n = len(values)
-    if n < 2:
-        return math.nan
-    mean = sum(values) / n
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return Z95 * math.sqrt(var / n)
+_MODEL = PlackettLuce()
 
 
-def standings(participants: Sequence[str], results: Iterable[RatedGame]) -> list[Row]:
-    """The standings after ``results`` (rated in game-number order), best rating first."""
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in participants}
-    rows = {name: Row(name, ratings[name].mu, ratings[name].sigma) for name in participants}
-    for res in sorted(results, key=lambda r: r.number):
-        teams = [[ratings[name]] for name in res.seats]
+@dataclass
+class _Folded:
+    """Ratings, rows and head-to-head sums after some games, folded in one at a time."""
+
+    ratings: dict[str, Any]
+    rows: dict[str, Row]
+    pairs: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """``(a, b)``: [sum of a's place minus b's, games together]."""
+
+    @classmethod
+    def empty(cls, participants: Sequence[str]) -> _Folded:
+        ratings = {name: _MODEL.rating(name=name) for name in participants}
+        return cls(ratings, {name: Row(name, r.mu, r.sigma) for name, r in ratings.items()})
+
+    def copy(self) -> _Folded:
+        # Rating objects are not changed by rating (openskill returns new ones): a shallow copy.
+        return _Folded(
+            dict(self.ratings),
+            {name: dataclasses.replace(row) for name, row in self.rows.items()},
+            {pair: list(sums) for pair, sums in self.pairs.items()},
+        )
+
+    def fold(self, res: RatedGame) -> None:
         ranks: list[float] = [res.place_of(seat) for seat in range(len(res.seats))]
-        for seat, (new,) in enumerate(model.rate(teams, ranks=ranks)):
-            ratings[res.seats[seat]] = new
+        teams = [[self.ratings[name]] for name in res.seats]
+        for seat, (new,) in enumerate(_MODEL.rate(teams, ranks=ranks)):
+            self.ratings[res.seats[seat]] = new
         for seat, name in enumerate(res.seats):
-            row = rows[name]
+            row = self.rows[name]
             place = res.place_of(seat)
+            row.mu, row.sigma = self.ratings[name].mu, self.ratings[name].sigma
             row.games += 1
-            row.places.append(place)
+            row.place_sum += place
+            row.place_squares += place * place
             row.firsts += place == 1
             row.losses += place == len(res.seats)
             row.timeouts += res.timeouts[seat] if res.timeouts else 0
             row.illegal += res.illegal[seat] if res.illegal else 0
             row.disconnects += res.disconnects[seat] if res.disconnects else 0
-    for name, row in rows.items():
-        row.mu, row.sigma = ratings[name].mu, ratings[name].sigma
-    return sorted(rows.values(), key=lambda r: (-r.mu, r.name))
-
-
-def head_to_head(participants: Sequence[str], results: Iterable[RatedGame]) -> dict[str, dict[str, float]]:
-    """``h2h[a][b]``: the mean of (place of a - place of b) over the games both played
-    (negative: a finished ahead of b on average); NaN where they never met."""
-    sums: dict[tuple[str, str], list[int]] = {}
-    for res in results:
         for i, a in enumerate(res.seats):
             for j, b in enumerate(res.seats):
                 if i != j:
-                    sums.setdefault((a, b), []).append(res.place_of(i) - res.place_of(j))
-    return {
-        a: {b: (sum(d) / len(d) if (d := sums.get((a, b))) else math.nan) for b in participants if b != a}
-        for a in participants
-    }
+                    sums = self.pairs.setdefault((a, b), [0, 0])
+                    sums[0] += res.place_of(i) - res.place_of(j)
+                    sums[1] += 1
+
+
+class Standings:
+    """Standings and head-to-head kept up to date game by game, in a size that does not grow
+    with the games: a tournament of 100,000 games holds per participant one row and per pair
+    two numbers, not its results.
+
+    Games are rated in game-number order (ratings depend on the order): the numbers expected
+    run from ``first`` up, less those in ``skip`` (games an interrupted run played, which this
+    one does not report). A game reported before a smaller number waits until the gap is
+    filled; with ``concurrency`` tables at once that is a few games. Reading (:meth:`rows`,
+    :meth:`head_to_head`) counts the waiting games too, rated on a copy after the others: the
+    figures are always those of every game reported so far, rated in number order.
+    """
+
+    def __init__(self, participants: Sequence[str], *, first: int = 0, skip: Iterable[int] = ()) -> None:
+        self.participants = list(participants)
+        self.games = 0
+        """Games reported."""
+        self._folded = _Folded.empty(self.participants)
+        self._next = first
+        self._skip = {n for n in skip if n >= first}
+        self._waiting: dict[int, RatedGame] = {}
+
+    def add(self, res: RatedGame) -> None:
+        """Count a finished game (in any order; each number once: ValueError otherwise)."""
+        if res.number < self._next or res.number in self._waiting or res.number in self._skip:
+            raise ValueError(f"game {res.number} is counted already or was not expected")
+        self._waiting[res.number] = res
+        self.games += 1
+        while True:
+            if self._next in self._skip:
+                self._skip.discard(self._next)
+            elif (ready := self._waiting.pop(self._next, None)) is not None:
+                self._folded.fold(ready)
+            else:
+                break
+            self._next += 1
+
+    def _now(self) -> _Folded:
+        if not self._waiting:
+            return self._folded
+        folded = self._folded.copy()
+        for number in sorted(self._waiting):
+            folded.fold(self._waiting[number])
+        return folded
+
+    def rows(self) -> list[Row]:
+        """The standings, best rating first (ties by name)."""
+        return sorted(self._now().rows.values(), key=lambda r: (-r.mu, r.name))
+
+    def head_to_head(self) -> dict[str, dict[str, float]]:
+        """``h2h[a][b]``: the mean of (place of a - place of b) over the games both played
+        (negative: a finished ahead of b on average); NaN where they never met."""
+        pairs = self._now().pairs
+        return {
+            a: {b: (s[0] / s[1] if (s := pairs.get((a, b))) else math.nan) for b in self.participants if b != a}
+            for a in self.participants
+        }
+
+
+def standings(participants: Sequence[str], results: Iterable[RatedGame]) -> list[Row]:
+    """The standings after ``results`` (rated in game-number order), best rating first."""
+    return _of(participants, results).rows()
+
+
+def head_to_head(participants: Sequence[str], results: Iterable[RatedGame]) -> dict[str, dict[str, float]]:
+    """:meth:`Standings.head_to_head` of ``results``."""
+    return _of(participants, results).head_to_head()
+
+
+def _of(participants: Sequence[str], results: Iterable[RatedGame]) -> Standings:
+    ordered = sorted(results, key=lambda r: r.number)
+    acc = Standings(participants, first=ordered[0].number if ordered else 0)
+    for res in ordered:
+        acc.add(res)
+    return acc
 
 
 def format_standings(rows: Sequence[Row], *, title: str = "") -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from protocol.payloads import ParticipantInfo, StandingRow, TournamentDetails, TournamentGameResult
 
 from .director import Finished, Tournament
-from .standings import Row, head_to_head, round_head_to_head, round_rating, round_stat, standings
+from .standings import Row, Standings, round_head_to_head, round_rating, round_stat
 
 __all__ = ["game_result", "standing_row", "tournament_info"]
 
@@ -43,10 +43,9 @@ def standing_row(rank: int, row: Row) -> StandingRow:
 def tournament_info(t: Tournament) -> TournamentDetails:
     """Public facts about ``t``: settings, participants, progress, standings and head-to-head."""
     s = t.settings
-    names = t.names
-    results = [f.result for f in t.finished]
-    rows = standings(names, results) if names else []
-    h2h = head_to_head(names, results)
+    figures = t.results if t.results is not None else Standings(t.names)  # none yet while registering
+    rows = figures.rows()
+    h2h = figures.head_to_head()
     return TournamentDetails(
         tournament=t.id,
         name=s.name,
@@ -67,7 +66,7 @@ def tournament_info(t: Tournament) -> TournamentDetails:
             for p in t.participants.values()
         ],
         games_total=t.total,
-        games_finished=len(t.finished) + len(s.done),
+        games_finished=t.games_finished + len(s.done),
         tables=sorted(t.running),
         standings=[standing_row(i, r) for i, r in enumerate(rows, 1)],
         head_to_head=round_head_to_head(h2h),

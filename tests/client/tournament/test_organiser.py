@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import sys
 from collections import Counter
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from client.cli.replay import Replay
 from client.tournament.__main__ import main, make_plan, parse_args
 from client.tournament.organiser import Engine, Entrant, Plan, Progress, run
 from client.tournament.results import read_results
@@ -27,16 +29,18 @@ async def test_round_robin_of_bundled_bots_writes_consistent_results(tmp_path: P
     is played in all three rotations, the records are written, and the standings add up."""
     plan = plan_of("greedy", "random", "greedy", seats=3, games=9, concurrency=3, seed=4, seconds=30)
     out = tmp_path / "rr"
-    results = await run(plan, out, server=None, progress=QUIET)
-    assert sorted(r.number for r in results) == list(range(9))
-    assert read_results(out / "results.csv") == sorted(results, key=lambda r: r.number)
+    figures = await run(plan, out, server=None, progress=QUIET)
+    results = read_results(out / "results.csv")
+    assert figures.games == 9 and [r.number for r in results] == list(range(9))
+    assert [r.to_dict() for r in figures.rows()] == [r.to_dict() for r in standings(plan.names, results)]
     for deal in range(3):
         seatings = [r.seats for r in results if r.deal == deal]
         assert len(seatings) == 3
         for seat in range(3):
             assert sorted(s[seat] for s in seatings) == sorted(plan.names)
-    assert sorted(p.name for p in (out / "records").iterdir()) == sorted(f"{i}.json" for i in range(9))
-    record = json.loads((out / "records" / "0.json").read_text())
+    assert sorted(p.name for p in (out / "records").iterdir()) == sorted(f"{i}.json.gz" for i in range(9))
+    record = json.loads(gzip.decompress((out / "records" / "0.json.gz").read_bytes()))
+    assert Replay(record).steps == len(record["record"]["actions"]) > 0  # what shithead replay reads
     game0 = next(r for r in results if r.number == 0)
     assert record["record"]["actions"] and record["players"] == list(game0.seats)
     doc = json.loads((out / "standings.json").read_text())
@@ -60,7 +64,8 @@ async def test_gauntlet_gives_the_hero_every_game(tmp_path: Path) -> None:
         seed=9,
         seconds=30,
     )
-    results = await run(plan, tmp_path / "g", server=None, progress=QUIET)
+    await run(plan, tmp_path / "g", server=None, progress=QUIET)
+    results = read_results(tmp_path / "g" / "results.csv")
     assert len(results) == 12 and all("greedy" in r.seats for r in results)
     assert Counter(n for r in results for n in r.seats if n != "greedy") == {"random": 4, "r2": 4, "r3": 4}
 
@@ -72,7 +77,8 @@ async def test_an_interrupted_tournament_resumed_ends_like_an_uninterrupted_one(
     def make() -> Plan:
         return plan_of("greedy", "random", "r2=random", seats=3, games=12, concurrency=2, seed=21, seconds=30)
 
-    whole = await run(make(), tmp_path / "whole", server=None, progress=QUIET)
+    whole_figures = await run(make(), tmp_path / "whole", server=None, progress=QUIET)
+    whole = read_results(tmp_path / "whole" / "results.csv")
 
     out = tmp_path / "cut"
     plan = make()
@@ -89,13 +95,17 @@ async def test_an_interrupted_tournament_resumed_ends_like_an_uninterrupted_one(
         await task
     partial = read_results(out / "results.csv")
     assert 4 <= len(partial) < 12
-    resumed = await run(Plan.load(out / "tournament.json"), out, server=None, progress=QUIET)
+    resumed_figures = await run(Plan.load(out / "tournament.json"), out, server=None, progress=QUIET)
+    resumed = read_results(out / "results.csv")
 
     def key(rs: list[RatedGame]) -> list[tuple[int, tuple[str, ...], tuple[int, ...]]]:
         return sorted((r.number, r.seats, r.places) for r in rs)
 
     assert key(resumed) == key(whole)
     assert [r.to_dict() for r in standings(plan.names, resumed)] == [r.to_dict() for r in standings(plan.names, whole)]
+    # The figures the resumed run kept (earlier games read back, then its own) are the same.
+    assert [r.to_dict() for r in resumed_figures.rows()] == [r.to_dict() for r in whole_figures.rows()]
+    assert resumed_figures.head_to_head() == whole_figures.head_to_head()
 
 
 CRASHER = """
@@ -126,7 +136,8 @@ async def test_a_crashing_program_is_restarted_and_its_crash_counted(tmp_path: P
         )
     )
     out = tmp_path / "crash"
-    results = await run(plan, out, server=None, progress=QUIET)
+    await run(plan, out, server=None, progress=QUIET)
+    results = read_results(out / "results.csv")
     assert len(results) == 4 and all("crashy" in r.seats for r in results)
     doc = json.loads((out / "standings.json").read_text())
     assert doc["crashes"] == {"crashy": 1}

@@ -11,6 +11,7 @@ from client.tournament.results import ResultsFile, read_results, write_standings
 from server.tournament.schedule import schedule
 from server.tournament.standings import (
     RatedGame,
+    Standings,
     format_head_to_head,
     format_standings,
     head_to_head,
@@ -111,7 +112,10 @@ def test_standings_json(tmp_path: Path) -> None:
     """The JSON holds the meta data, every participant ranked, and the head-to-head table."""
     results = simulated(30)
     out = tmp_path / "standings.json"
-    write_standings_json(out, NAMES, standings(NAMES, results), results, {"preset": "classic", "master_seed": 1})
+    figures = Standings(NAMES)
+    for res in results:
+        figures.add(res)
+    write_standings_json(out, figures, {"preset": "classic", "master_seed": 1})
     doc = json.loads(out.read_text())
     assert doc["preset"] == "classic" and doc["games_finished"] == 30
     assert [row["rank"] for row in doc["standings"]] == [1, 2, 3]
