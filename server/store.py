@@ -38,11 +38,12 @@ import logging
 import os
 import sqlite3
 import time
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from server.record_codec import pack_record, unpack_record
 
 try:
     import fcntl
@@ -67,7 +68,7 @@ CREATE TABLE IF NOT EXISTS games (
     preset      TEXT NOT NULL,
     players     TEXT NOT NULL,      -- JSON list of names, by seat
     record      TEXT NOT NULL,      -- JSON: server.engine.ReplayRecord.to_dict() plus action times
-                                    -- (written as zlib-compressed JSON, a BLOB: see _pack_record)
+                                    -- (a compressed BLOB: server.record_codec)
     result      TEXT NOT NULL,      -- JSON: places, loser, capped
     started     REAL NOT NULL,
     ended       REAL NOT NULL
@@ -152,41 +153,6 @@ def _describe(path: str, exc: BaseException) -> str:
     elif "locked" in text:
         text += " (another program holds a lock on it)"
     return f"database {path}: {text}"
-
-
-def _pack_record(record: dict[str, Any]) -> bytes:
-    """A game record as stored: compact JSON compressed with zlib, about a tenth of the JSON
-    text (a record's notation repeats itself: card and action names). The action times (seconds
-    from the deal, to the millisecond) are kept as ``dt``, the milliseconds between actions:
-    small integers that compress about ten times better than the growing decimals, and turn back
-    into the same ``times`` exactly (checked here; times that would not are kept as they are).
-    SQLite keeps the result as a BLOB in the ``record`` column, whose declared type does not
-    bind it."""
-    stored = dict(record)
-    times = stored.get("times")
-    if isinstance(times, list):
-        ms = [round(t * 1000) for t in times]
-        dt = [b - a for a, b in itertools.pairwise([0, *ms])]
-        if _times_of(dt) == times:
-            del stored["times"]
-            stored["dt"] = dt
-    return zlib.compress(json.dumps(stored, separators=(",", ":")).encode(), 9)
-
-
-def _times_of(dt: list[int]) -> list[float]:
-    """The action times back from their millisecond steps (see :func:`_pack_record`)."""
-    return [ms / 1000 for ms in itertools.accumulate(dt)]
-
-
-def _unpack_record(value: bytes | str) -> Any:
-    """A stored record: compressed (a BLOB) or, in databases written before, JSON text; both
-    load, so old databases need no migration. Either way the caller gets ``times``."""
-    if not isinstance(value, bytes):
-        return json.loads(value)
-    record = json.loads(zlib.decompress(value))
-    if "dt" in record:
-        record["times"] = _times_of(record.pop("dt"))
-    return record
 
 
 def _move_finished_tournament_games(db: sqlite3.Connection) -> None:
@@ -349,7 +315,7 @@ class Store:
                 table_name,
                 preset,
                 json.dumps(players),
-                _pack_record(record),
+                pack_record(record),
                 json.dumps(result),
                 started,
                 ended,
@@ -376,7 +342,7 @@ class Store:
             "table_name": row[1],
             "preset": row[2],
             "players": json.loads(row[3]),
-            "record": _unpack_record(row[4]),
+            "record": unpack_record(row[4]),
             "result": json.loads(row[5]),
             "started": row[6],
             "ended": row[7],

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from server.engine import Game, ReplayRecord, make_rules
 from server.engine.policies import random_policy
-from server.store import Store, _pack_record, _unpack_record
+from server.record_codec import pack_record, unpack_record
+from server.store import Store
 
 
 def finished_record(seed: int) -> dict[str, object]:
@@ -57,9 +58,11 @@ def test_records_are_stored_compressed_and_load_unchanged(tmp_path: Path) -> Non
         stored = store.db.execute("SELECT record FROM games WHERE id = 1").fetchone()[0]
         text = json.dumps(record)
         assert isinstance(stored, bytes) and len(stored) * 5 < len(text), (len(stored), len(text))
-        # The times are kept as millisecond steps, and come back as the same floats.
+        # The times are kept as millisecond steps and the actions as one character per word;
+        # both come back as they were.
         packed = json.loads(zlib.decompress(stored))
         assert "times" not in packed and all(isinstance(d, int) for d in packed["dt"])
+        assert "actions" not in packed and len(packed["moves"]) < 4 * len(record["actions"])
         game = store.game(1)
         assert game is not None and game["record"] == record
         # ... and the record replays to the same finished game.
@@ -110,4 +113,18 @@ def test_action_times_round_trip_exactly_whatever_their_precision(raw: list[floa
     record loads with the very same floats."""
     for times in (raw, [round(t, 3) for t in raw]):
         record = {"preset": "classic", "times": times}
-        assert _unpack_record(_pack_record(record)) == record
+        assert unpack_record(pack_record(record)) == record
+
+
+ACTIONS = st.lists(
+    st.tuples(st.integers(-2, 12), st.text(max_size=12)).map(list)
+    | st.sampled_from([[0, "play 7h 7d"], [1, "take"], [2, "swap Jh 1"], [3, "flip 2"], [0, "ready"], [1, ""]])
+)
+
+
+@given(ACTIONS)
+def test_actions_round_trip_exactly_whatever_they_hold(actions: list[list[object]]) -> None:
+    """Actions in the compact form when it gives them back exactly (any seat, any text: the
+    fallback keeps the others as they are)."""
+    record = {"preset": "classic", "actions": actions}
+    assert unpack_record(pack_record(record)) == record
