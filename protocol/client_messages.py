@@ -266,6 +266,14 @@ class CreateTournament(Message):
         item=item(Kind.INT, lo=0, hi=INT64_MAX),
         doc="Game numbers already played (resuming an interrupted tournament): skipped.",
     )
+    done_ranges: Sequence[Sequence[int]] | None = fld(
+        Kind.LIST,
+        default=None,
+        max_len=100_000,
+        item=item(Kind.LIST, max_len=2, item=item(Kind.INT, lo=0, hi=INT64_MAX)),
+        doc="The same as [first, last] pairs, both included: the compact form for a long tournament "
+        "(its done list would not fit in one frame). With done: their union is skipped.",
+    )
 
 
 @wire_message

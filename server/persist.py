@@ -32,6 +32,7 @@ from protocol.messages import GameOver
 from server.engine import Game, SeriesTally, format_card, make_rules, parse_action, parse_card
 from server.table import Seat, Table
 from server.tournament.director import Finished, Participant, Settings, Tournament
+from server.tournament.ranges import contains, merge
 from server.tournament.schedule import schedule
 from server.tournament.standings import RatedGame
 
@@ -281,9 +282,12 @@ def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] 
         if snap.get("v") != SNAPSHOT_VERSION:
             raise RestoreError(f"{where}: unknown snapshot version {snap.get('v')!r}")
         sd = dict(snap["settings"])
-        for key in ("participants", "bots", "done"):
+        for key in ("participants", "bots"):
             if sd.get(key) is not None:
                 sd[key] = tuple(sd[key])
+        # Ranges; snapshots written before them list the numbers.
+        done = sd.get("done") or ()
+        sd["done"] = merge(ranges=done) if done and isinstance(done[0], (list, tuple)) else merge(done)
         settings = Settings(**sd)
         t = Tournament(snap["id"], snap["organiser"], settings)
         for p in snap["participants"]:
@@ -316,8 +320,8 @@ def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] 
             )
             t.count(Finished(by_number[f["number"]], result, f["actions"], f["server_game"]))
         t.running = {int(table): by_number[number] for table, number in snap["running"].items()}
-        taken = set(settings.done) | {f["number"] for f in finished} | {s.number for s in t.running.values()}
-        t.pending = deque(g for g in games if g.number not in taken)
+        taken = {f["number"] for f in finished} | {s.number for s in t.running.values()}
+        t.pending = deque(g for g in games if g.number not in taken and not contains(settings.done, g.number))
     except RestoreError:
         raise
     except Exception as exc:

@@ -31,7 +31,12 @@ STDLIB = frozenset(sys.stdlib_module_names)
 MAX_LINES = 700
 
 #: Pure computations that the server's tournament service and the client-side organiser share.
-PURE_TOURNAMENT = ("server.tournament.schedule", "server.tournament.standings", "server.tournament.director")
+PURE_TOURNAMENT = (
+    "server.tournament.schedule",
+    "server.tournament.standings",
+    "server.tournament.director",
+    "server.tournament.ranges",
+)
 
 
 @dataclass(frozen=True)

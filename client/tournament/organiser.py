@@ -64,6 +64,7 @@ from protocol.messages import (
     TournamentInfo,
     TournamentOver,
 )
+from server.tournament.ranges import merge
 from server.tournament.standings import (
     RatedGame,
     Row,
@@ -306,7 +307,8 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 action_seconds=plan.action_seconds,
                 concurrency=plan.concurrency,
                 participants=plan.names,
-                done=done or None,
+                # As ranges: a long tournament's list of numbers would not fit in one frame.
+                done_ranges=[list(r) for r in merge(done)] or None,
             ),
             TournamentCreated,
         ).tournament

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
 from .schedule import ROUND_ROBIN, GameSpec, schedule
+from .ranges import Range, contains
 from .standings import RatedGame, Standings
 
 log = logging.getLogger(__name__)
@@ -61,8 +62,8 @@ class Settings:
     """Names expected; None: anyone (a bot account) may register until the start."""
     bots: tuple[str, ...] = ()
     """Bundled bots the server runs as participants."""
-    done: tuple[int, ...] = ()
-    """Game numbers already played (in an interrupted run): skipped."""
+    done: tuple[Range, ...] = ()
+    """Game numbers already played (in an interrupted run), as merged ranges: skipped."""
 
 
 @dataclass
@@ -161,9 +162,8 @@ class Tournament:
             )
         except ValueError as exc:
             raise TournamentError("NOT_ENOUGH_PLAYERS", str(exc)) from None
-        done = set(s.done)
         self.open_results(games)
-        self.pending = deque(g for g in games if g.number not in done)
+        self.pending = deque(g for g in games if not contains(s.done, g.number))
         self.status = RUNNING if self.pending else FINISHED
 
     def open_results(self, games: Sequence[GameSpec]) -> None:

@@ -42,6 +42,7 @@ from server.engine import RulesError, check_seats, make_rules
 from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 
+from .ranges import merge
 from .director import Finished, Settings, Tournament, TournamentError
 from .schedule import SCHEDULES, GameSpec
 from .wire import game_result, tournament_info
@@ -154,6 +155,10 @@ class TournamentService:
             expected = tuple(msg.participants) + tuple(bot_names)
             if len(set(expected)) != len(expected):
                 raise TableError(ErrorCode.BAD_MESSAGE, "participant names must be distinct")
+        try:
+            done = merge(msg.done or (), msg.done_ranges or ())
+        except ValueError as exc:
+            raise TableError(ErrorCode.BAD_MESSAGE, f"done_ranges: {exc}") from None
         settings = Settings(
             name=msg.name,
             preset=msg.preset,
@@ -169,7 +174,7 @@ class TournamentService:
             concurrency=msg.concurrency,
             participants=expected,
             bots=tuple(bot_names),
-            done=tuple(msg.done or ()),
+            done=done,
         )
         t = Tournament(self.next_id, s.name, settings)
         self.tournaments[t.id] = t

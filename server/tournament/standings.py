@@ -22,6 +22,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from .ranges import Range, contains
+
 Z95 = 1.959963984540054
 
 
@@ -187,31 +189,32 @@ class Standings:
     two numbers, not its results.
 
     Games are rated in game-number order (ratings depend on the order): the numbers expected
-    run from ``first`` up, less those in ``skip`` (games an interrupted run played, which this
-    one does not report). A game reported before a smaller number waits until the gap is
-    filled; with ``concurrency`` tables at once that is a few games. Reading (:meth:`rows`,
-    :meth:`head_to_head`) counts the waiting games too, rated on a copy after the others: the
-    figures are always those of every game reported so far, rated in number order.
+    run from ``first`` up, less those in ``skip`` (merged ranges, :mod:`.ranges`: games an
+    interrupted run played, which this one does not report). A game reported before a smaller
+    number waits until the gap is filled; with ``concurrency`` tables at once that is a few
+    games. Reading (:meth:`rows`, :meth:`head_to_head`) counts the waiting games too, rated on a
+    copy after the others: the figures are always those of every game reported so far, rated in
+    number order.
     """
 
-    def __init__(self, participants: Sequence[str], *, first: int = 0, skip: Iterable[int] = ()) -> None:
+    def __init__(self, participants: Sequence[str], *, first: int = 0, skip: Sequence[Range] = ()) -> None:
         self.participants = list(participants)
         self.games = 0
         """Games reported."""
         self._folded = _Folded.empty(self.participants)
         self._next = first
-        self._skip = {n for n in skip if n >= first}
+        self._skip = skip
         self._waiting: dict[int, RatedGame] = {}
 
     def add(self, res: RatedGame) -> None:
         """Count a finished game (in any order; each number once: ValueError otherwise)."""
-        if res.number < self._next or res.number in self._waiting or res.number in self._skip:
+        if res.number < self._next or res.number in self._waiting or contains(self._skip, res.number):
             raise ValueError(f"game {res.number} is counted already or was not expected")
         self._waiting[res.number] = res
         self.games += 1
         while True:
-            if self._next in self._skip:
-                self._skip.discard(self._next)
+            if contains(self._skip, self._next):
+                pass
             elif (ready := self._waiting.pop(self._next, None)) is not None:
                 self._folded.fold(ready)
             else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from protocol.payloads import ParticipantInfo, StandingRow, TournamentDetails, TournamentGameResult
 
 from .director import Finished, Tournament
+from .ranges import count
 from .standings import Row, Standings, round_head_to_head, round_rating, round_stat
 
 __all__ = ["game_result", "standing_row", "tournament_info"]
@@ -66,7 +67,7 @@ def tournament_info(t: Tournament) -> TournamentDetails:
             for p in t.participants.values()
         ],
         games_total=t.total,
-        games_finished=t.games_finished + len(s.done),
+        games_finished=t.games_finished + count(s.done),
         tables=sorted(t.running),
         standings=[standing_row(i, r) for i, r in enumerate(rows, 1)],
         head_to_head=round_head_to_head(h2h),
