@@ -236,6 +236,7 @@ def server_process(db: Path, log_path: Path) -> Iterator[tuple[subprocess.Popen[
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with log_path.open("a", encoding="utf-8") as log:
         cmd = [sys.executable, "-m", "server", "--host", HOST, "--port", "0", "--db", str(db), "--log-level", "WARNING"]
+        cmd.append("--no-advertise")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT, env=env)
         try:
             assert proc.stdout is not None

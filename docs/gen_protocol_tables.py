@@ -85,6 +85,8 @@ SETTING_HELP: dict[str, str] = {
     " cut can lose the last seconds) or `full` (each commit synced to the disk; `--sync`).",
     "action_seconds": "Clock per action of a table that does not set `action_seconds` (`--action-seconds`).",
     "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",
+    "advertise": "Announce the server on the LAN by DNS-SD (`--no-advertise`: false); see Transport.",
+    "name": "The server's name in the clients' list of servers found (`--name`; empty: the machine's name).",
 }
 
 

@@ -9,43 +9,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import socket
 import sys
 
+from protocol.messages import PROTOCOL_VERSION
+from server.advertise import Advertiser
 from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
+from server.net import lan_addresses
 from server.store import StoreError
-
-
-def lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, without sending any traffic.
-
-    On Linux each interface is asked for its address (``SIOCGIFADDR``); elsewhere, or if
-    that fails, the host name is resolved.
-    """
-    found: set[str] = set()
-    try:
-        import fcntl
-        import struct
-
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            for _, name in socket.if_nameindex():
-                try:
-                    req = struct.pack("256s", name.encode()[:15])
-                    found.add(socket.inet_ntoa(fcntl.ioctl(s.fileno(), 0x8915, req)[20:24]))  # SIOCGIFADDR
-                except OSError:
-                    continue  # an interface without an IPv4 address
-    except (ImportError, OSError, AttributeError):
-        pass
-    if not found:
-        try:
-            found.update(socket.gethostbyname_ex(socket.gethostname())[2])
-        except OSError:
-            pass
-    return sorted(a for a in found if not a.startswith("127."))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -70,6 +46,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the last seconds; full: every commit is synced to the disk (slower)",
     )
     p.add_argument("--action-seconds", type=float, help="default time per action for new tables (default 60)")
+    p.add_argument("--name", help="the server's name in the list players see (default: this machine's name)")
+    p.add_argument(
+        "--no-advertise",
+        dest="advertise",
+        action="store_false",
+        default=None,
+        help="do not announce the server on the LAN (players then need its address)",
+    )
     p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
     return p.parse_args(argv)
 
@@ -81,6 +65,17 @@ async def serve(config: ServerConfig) -> None:
 
     app = App(config, bots=HouseBots())
     await app.start()
+    # Signals first: a stop asked for during the rest of the start-up saves and exits cleanly.
+    stop = asyncio.Event()
+    why: list[str] = []
+    loop = asyncio.get_running_loop()
+
+    def stop_on(name: str) -> None:
+        why.append(name)
+        stop.set()
+
+    for sig, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
+        loop.add_signal_handler(sig, stop_on, name)
     host = config.host
     print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)
     if app.tables or app.tournaments.tournaments:
@@ -94,20 +89,27 @@ async def serve(config: ServerConfig) -> None:
     if host in ("0.0.0.0", "::", ""):
         for addr in lan_addresses():
             print(f"  players on your network connect to {addr}:{app.port}", flush=True)
-    stop = asyncio.Event()
-    why: list[str] = []
-    loop = asyncio.get_running_loop()
-
-    def stop_on(name: str) -> None:
-        why.append(name)
-        stop.set()
-
-    for sig, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
-        loop.add_signal_handler(sig, stop_on, name)
+    advertiser = None
+    announcing = None
+    if config.advertise:
+        advertiser = Advertiser(config.name or socket.gethostname().split(".")[0], host, app.port, PROTOCOL_VERSION)
+        announcing = asyncio.create_task(_announce(advertiser))  # about a second: serving meanwhile
     await stop.wait()
     print("shutting down: finishing writes ...", flush=True)
+    if announcing is not None:
+        announcing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await announcing
+    if advertiser is not None:
+        await advertiser.stop()
     await app.stop(f"the server is stopping ({why[0] if why else 'stop'})")
     print("stopped: tables and games are saved for the next start", flush=True)
+
+
+async def _announce(advertiser: Advertiser) -> None:
+    await advertiser.start()
+    if advertiser.registered_name is not None:
+        print(f"  announced on the LAN as {advertiser.registered_name!r}: players just run shithead", flush=True)
 
 
 def _use_uvloop_if_installed() -> None:
@@ -136,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             restart_grace=args.restart_grace,
             synchronous=args.synchronous,
             action_seconds=args.action_seconds,
+            advertise=args.advertise,
+            name=args.name,
             log_level=args.log_level,
         )
     except (OSError, ValueError) as exc:

@@ -74,6 +74,10 @@ class ServerConfig:
     """Default per-action clock of a new table (tables may set their own)."""
     bank_seconds: float = 0.0
     """Default time bank of a new table."""
+    advertise: bool = True
+    """Advertise the server on the LAN (DNS-SD/mDNS, :mod:`server.advertise`)."""
+    name: str = ""
+    """The server's name as players see it when they look for servers ("" : the host name)."""
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

@@ -1,7 +1,7 @@
 """``shithead``: the terminal client.
 
-    shithead                          # 127.0.0.1:7433; asks for a name and a password
-    shithead lan-box:7433 --name alice
+    shithead                          # finds the servers on the LAN; asks for a name and a password
+    shithead lan-box:7433 --name alice  # an address skips the search
     shithead 192.168.1.20 --guest --name bob
     echo secret | shithead --name alice --password-stdin
     shithead replay tournament-XXXX/records/7.json   # step through a finished game
@@ -24,6 +24,7 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -34,6 +35,7 @@ from client.cli.app import CliApp
 from client.cli.model import Info, Model
 from client.cli.render import Theme
 from client.cli.seats import SeatTokens
+from client.discovery import FoundServer, find_servers
 from client.sdk import Client, ServerError
 from protocol.messages import LoggedIn
 from protocol.errors import LocalProtocolError
@@ -43,6 +45,8 @@ DEFAULT_PORT = 7433
 CLIENT_NAME = "shithead-cli 0.1"
 
 log = logging.getLogger("client.cli")
+
+Finder = Callable[[], Awaitable[list[FoundServer]]]
 
 
 def parse_address(text: str | None) -> tuple[str, int]:
@@ -64,7 +68,12 @@ def parse_address(text: str | None) -> tuple[str, int]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="shithead", description="Play Shithead (Palace) on a shithead-server.")
-    p.add_argument("address", nargs="?", help=f"HOST[:PORT] of the server (default {DEFAULT_HOST}:{DEFAULT_PORT})")
+    p.add_argument(
+        "address",
+        nargs="?",
+        help="HOST[:PORT] of the server (default: look for servers on the LAN; none found: "
+        f"{DEFAULT_HOST}:{DEFAULT_PORT})",
+    )
     p.add_argument("--name", help="player name (asked if not given)")
     p.add_argument("--guest", action="store_true", help="play as a guest (no password, nothing stored)")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
@@ -146,12 +155,50 @@ async def login(client: Client, args: argparse.Namespace) -> LoggedIn | None:
     return None
 
 
+def pick(servers: list[FoundServer], answer: str) -> FoundServer | None:
+    """The server a typed answer names: its number in the list (empty: the first), or its name."""
+    text = answer.strip()
+    if not text:
+        return servers[0] if servers else None
+    if text.isdigit() and 1 <= int(text) <= len(servers):
+        return servers[int(text) - 1]
+    named = [s for s in servers if s.name.lower() == text.lower()]
+    return named[0] if named else None
+
+
+async def choose_server(args: argparse.Namespace, find: Finder = find_servers) -> tuple[str, int]:
+    """The address given, else a server found on the LAN: the only one at once, one of several
+    as chosen, none: the default address. Raises ``ValueError`` (a bad address), ``EOFError``
+    or ``KeyboardInterrupt`` (the user gave up choosing)."""
+    if args.address:
+        return parse_address(args.address)
+    print("Looking for servers on the LAN ...", flush=True)
+    servers = await find()
+    if not servers:
+        print(f"None found (a network may block multicast): trying {DEFAULT_HOST}:{DEFAULT_PORT}.", flush=True)
+        print("Give the server's address to connect elsewhere: shithead HOST[:PORT]", flush=True)
+        return DEFAULT_HOST, DEFAULT_PORT
+    if len(servers) == 1:
+        (only,) = servers
+        print(f"Found {only.name} at {only.address}.", flush=True)
+        return only.host, only.port
+    for i, s in enumerate(servers, 1):
+        print(f"  {i}. {s.name}  ({s.address})", flush=True)
+    while True:
+        chosen = pick(servers, await _ask(f"Which server (1-{len(servers)}, Enter: 1)? "))
+        if chosen is not None:
+            return chosen.host, chosen.port
+        print("Type a number from the list, or a server's name.", flush=True)
+
+
 async def amain(args: argparse.Namespace) -> int:
     try:
-        host, port = parse_address(args.address)
+        host, port = await choose_server(args)
     except ValueError as exc:
         print(f"shithead: {exc}", file=sys.stderr)
         return 2
+    except (EOFError, KeyboardInterrupt):
+        return 1
     try:
         client = await Client.connect(host, port, mode="json" if args.json else "msgpack", client_name=CLIENT_NAME)
     except (OSError, TimeoutError) as exc:

@@ -173,6 +173,7 @@ class LocalServer:
             str(db),
             "--log-level",
             "WARNING",
+            "--no-advertise",  # the tournament's own server: nobody else is to find it
         ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
         assert self.proc.stdout is not None

@@ -78,6 +78,7 @@ class ServerProcess:
             f"{self.action_seconds:g}",
             "--restart-grace",
             f"{self.restart_grace:g}",
+            "--no-advertise",
         ]
 
     @property
