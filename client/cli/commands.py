@@ -245,19 +245,16 @@ def _card_play(tokens: list[str], legal: Sequence[str], verbs: tuple[str, ...]) 
             best = (size, action)
     if best is not None:
         return best[1]
+    if exact and not ranks and not all_of:
+        # Exact cards that make no legal play: sent as they are, so that the server answers
+        # with the rule that refuses them (the engine's diagnosis: the card to beat, a pair
+        # needed, not in your hand ...). The client keeps no second copy of the rules.
+        return f"{'run' if verbs == ('run',) else 'play'} {' '.join(exact)}"
     wanted = " ".join(tokens)
     plays = [a for a in legal if _split(a)[0] in verbs]
-    if not legal:
-        raise CommandError("You cannot act now.")
     if not plays:
-        raise CommandError(f"No play is possible now. Legal: {_legal_list(legal)}")
-    held = {c for a in plays for c in _split(a)[1]}
-    missing = [c for c in exact if c not in held]
-    if missing:
-        raise CommandError(
-            f"You cannot play {' '.join(missing)} now (not in your hand, or not playable). Legal: {_legal_list(legal)}"
-        )
-    raise CommandError(f"'{wanted}' is not a legal play. Legal: {_legal_list(legal)}")
+        raise CommandError(f"None of your cards can be played now. Legal: {_legal_list(legal)}")
+    raise CommandError(f"No legal play matches '{wanted}'. Legal: {_legal_list(legal)}")
 
 
 def _slot_of(token: str, model: Model) -> int | None:
@@ -277,8 +274,10 @@ def _slot_of(token: str, model: Model) -> int | None:
 def resolve_action(text: str, model: Model) -> str:
     """The exact legal action text that the typed ``text`` means, given ``model``'s view.
 
-    Raises :class:`CommandError` (in words) when nothing legal matches: not seated, not our
-    turn, a card not held, a play that does not beat the pile, an ambiguous take."""
+    A well-formed action that is not legal (a card that does not beat the pile, one not held)
+    is returned as it is: the server refuses it with the engine's reason, which the feed shows.
+    Raises :class:`CommandError` (in words) for what cannot be sent at all: not seated, not our
+    turn, no game, cards that are not cards, a pattern (``7*``) that matches no legal play."""
     legal = model.legal
     tokens = text.split()
     if not tokens:
@@ -344,9 +343,8 @@ def resolve_action(text: str, model: Model) -> str:
         action = f"announce {card}"
     else:
         action = verb
-    if action in legal:
-        return action
-    raise CommandError(f"'{action}' is not legal now. Legal: {_legal_list(legal)}")
+    # Legal or not, it goes to the server: a refusal comes back with the rule that refused it.
+    return action
 
 
 def take_action(model: Model, card: str | None = None) -> str:

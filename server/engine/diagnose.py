@@ -26,6 +26,7 @@ from .actions import (
 )
 from .cards import JOKER, RANK, SUIT, format_card, rank_char
 from .errors import IllegalAction, IllegalReason
+from .powers import AT_MOST, BELOW
 from .state import ANNOUNCING, FACE_DOWN, FACE_UP, HAND, OVER, PLAYING, SETUP, GameState
 
 
@@ -97,6 +98,46 @@ def _setup(game: GameState, seat: int, action: Action, text: str) -> IllegalActi
     if not game.rules.karma_stacking:
         return _err(IllegalReason.NOT_ALLOWED, f"slot {slot} is taken: swap instead")
     return _err(IllegalReason.NOT_ALLOWED, f"only a card of the same rank may be stacked on slot {slot}")
+
+
+def _word(rank: int) -> str:
+    """A rank as a player says it: ``10`` for the notation's ``T``, ``joker`` for ``X``."""
+    ch = rank_char(rank)
+    return {"T": "10", "X": "joker"}.get(ch, ch)
+
+
+def _a(rank: int) -> str:
+    """``a 7``, ``an 8``, ``an A``: a rank in a sentence."""
+    word = _word(rank)
+    return f"{'an' if word in ('8', 'A') else 'a'} {word}"
+
+
+def what_beats(game: GameState) -> str:
+    """The rule that decides what may go on the pile now, in words: the card to beat (under any
+    glass cards on top), its duty (higher; or lower, after a 7-like card), and the ranks that go
+    on it all the same. Names only public cards (the pile)."""
+    pw, eff = game.pw, game.eff
+    if eff == 0:
+        return "anything may be played on it"
+    x = _word(eff)
+    on_top = RANK[game.pile[-1]] if game.pile else eff
+    if on_top != eff:
+        head = f"the {_word(on_top)} on top is glass, so the card to beat is the {x} under it"
+    else:
+        head = f"the card to beat is {_a(eff)}"
+    ranks = [r for r in range(2, JOKER + 1) if pw.beats[eff][r]]
+    if pw.lower[eff] == AT_MOST:
+        natural = {r for r in ranks if pw.value[r] <= pw.value[eff]}
+        duty = f"it asks for {x} or lower"
+    elif pw.lower[eff] == BELOW:
+        natural = {r for r in ranks if pw.value[r] < pw.value[eff]}
+        duty = f"it asks for a card lower than {x}"
+    else:
+        natural = {r for r in ranks if pw.value[r] >= pw.value[eff]}
+        duty = f"play {x} or higher"
+    others = [_word(r) for r in ranks if r not in natural]
+    extra = f", or {' or '.join(others)} (also allowed on it)" if others else ""
+    return f"{head}; {duty}{extra}"
 
 
 def _play(game: GameState, seat: int, action: Action, text: str) -> IllegalAction:
@@ -182,7 +223,7 @@ def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalActio
         )
     first = RANK[cards[0]]
     if not game.pw.beats[game.eff][first]:
-        return _err(IllegalReason.DOES_NOT_BEAT, f"{rank_char(first)} does not beat the pile")
+        return _err(IllegalReason.DOES_NOT_BEAT, f"{_a(first)} does not beat the pile: {what_beats(game)}")
     if kind == PLAY and len(cards) < game.count_floor(first):
         return _err(IllegalReason.TOO_FEW_CARDS, f"play at least {game.last_len} cards (match_count)")
     if src == FACE_UP and rules.karma_stacking:

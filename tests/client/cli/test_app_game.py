@@ -233,3 +233,41 @@ async def test_a_dropped_connection_shows_and_the_seat_comes_back(server: App) -
             await asyncio.wait_for(running, GUARD)
     finally:
         await client.close()
+
+
+async def test_a_refused_play_is_explained_by_the_rule_that_refuses_it(server: App) -> None:
+    """A card typed on our turn that does not beat the pile goes to the server, and the feed
+    says why in the rules' words: the card to beat and what may go on it (issue 12)."""
+    client = await Client.connect("127.0.0.1", server.port, client_name="cli test")
+    await client.login("eve", guest=True)
+    try:
+        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+            cli = CliApp(client, model=Model(server="test", name="eve"), theme=Theme(color=False))
+            running = asyncio.create_task(cli.run())
+            pipe.send_text("create classic 2\r")
+            await until(cli, lambda m: m.seat == 0)
+            pipe.send_text("bot random\r")
+            await until(cli, lambda m: m.summary is not None and all(s is not None for s in m.summary["seats"]))
+            pipe.send_text("start\r")
+            m = await until(cli, lambda m: "ready" in m.legal)
+            pipe.send_text("ready\r")
+            refused = None
+            async with asyncio.timeout(GUARD):
+                while refused is None:
+                    m = await until(cli, lambda m: bool(m.legal) and m.pending is None and m.view is not None)
+                    playable = {c for a in m.legal if a.startswith("play ") for c in a.split()[1:]}
+                    stuck = [c for c in m.view["hand"] if c not in playable]
+                    if m.view["phase"] == "play" and m.view["pile"] and stuck:
+                        refused = stuck[0]
+                        pipe.send_text(f"{refused}\r")
+                    else:
+                        seq = m.seq
+                        pipe.send_text(f"{m.legal[0]}\r")
+                        await until(cli, lambda m, seq=seq: m.seq != seq or m.game_over is not None)
+            m = await until(cli, lambda m: m.error is not None)
+            assert "does not beat the pile" in m.error and "the card to beat is" in m.error, m.error
+            assert "or higher" in m.error or "or lower" in m.error
+            pipe.send_text("quit\r")
+            await asyncio.wait_for(running, GUARD)
+    finally:
+        await client.close()

@@ -77,11 +77,17 @@ def test_ten_written_as_10() -> None:
     assert resolve_action("10h", m) == "play Th" and resolve_action("play 10", m) == "play Th"
 
 
+def test_exact_plays_that_are_not_legal_go_to_the_server_for_its_reason() -> None:
+    """A card not held or a play that is not legal is sent as written: the server's refusal
+    says which rule refused it (the client does not judge it by a copy of the rules)."""
+    assert resolve_action("play Kd", SEVENS) == "play Kd"
+    assert resolve_action("Kd 9c", SEVENS) == "play Kd 9c"
+    assert resolve_action("run 5h 6h 7h", SEVENS) == "run 5h 6h 7h"
+
+
 def test_refusals_say_why() -> None:
-    """A card not held, a play that is not legal, not our turn, watching, no game."""
-    with pytest.raises(CommandError, match="cannot play Kd"):
-        resolve_action("play Kd", SEVENS)
-    with pytest.raises(CommandError, match="not a legal play"):
+    """A rank pattern that matches no legal play, not our turn, watching, no game."""
+    with pytest.raises(CommandError, match="No legal play matches '7 9'"):
         resolve_action("7 9", SEVENS)
     waiting = hand_of(["7c"], [], turn=1)
     with pytest.raises(CommandError, match="not your turn.*bob"):
@@ -152,8 +158,8 @@ def test_selection_makes_the_action() -> None:
     m = toggle_selected(toggle_selected(SEVENS, 2), 0)
     assert action_from_selection(m) == "play 7c 7h"
     assert action_from_selection(SEVENS) == "play 7c"  # cursor on the first card
-    with pytest.raises(CommandError, match="not a legal play"):
-        action_from_selection(toggle_selected(toggle_selected(SEVENS, 0), 3))  # 7c with 9s
+    # 7c with 9s is no play: it goes to the server, whose refusal says why (one rank per play).
+    assert action_from_selection(toggle_selected(toggle_selected(SEVENS, 0), 3)) == "play 7c 9s"
     setup = at(
         view(
             [player(0, "alice", up=[["4h"], ["4s"], ["Ad"]], ready=False), player(1, "bob")],
