@@ -6,8 +6,12 @@
     echo secret | shithead --name alice --password-stdin
     shithead replay tournament-XXXX/records/7.json   # step through a finished game
 
-The password prompt does not echo. An empty password logs in as a guest. When the server
-wants its own password (``welcome.password_required``) that is asked for too. Logs go to a
+Name and password are asked before connecting (the server's handshake clock does not wait for
+a person typing); the prompt does not echo, and an empty password logs in as a guest. Passwords
+never go on the command line: they come from the prompt, ``$SHITHEAD_PASSWORD`` and
+``$SHITHEAD_SERVER_PASSWORD``, or stdin (``--password-stdin``). When the server wants its own
+password (``welcome.password_required``) and none was given, the client hangs up, asks, and
+connects again. A refused login ends the client with one line and exit status 1. Logs go to a
 file (``$XDG_STATE_HOME/shithead/cli.log``, by default ``~/.local/state/shithead/cli.log``),
 never to the terminal the game is drawn on. Seat tokens are kept in
 ``~/.local/state/shithead/seats.json`` (``--seats-file``, ``$SHITHEAD_SEATS_FILE``; see
@@ -25,6 +29,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -37,7 +42,7 @@ from client.cli.render import Theme
 from client.cli.seats import SeatTokens
 from client.discovery import FoundServer, find_servers
 from client.sdk import Client, ServerError
-from protocol.messages import LoggedIn
+from protocol.messages import Login, LoggedIn, encode_message
 from protocol.errors import LocalProtocolError
 
 DEFAULT_HOST = "127.0.0.1"
@@ -45,6 +50,8 @@ DEFAULT_PORT = 7433
 CLIENT_NAME = "shithead-cli 0.1"
 
 log = logging.getLogger("client.cli")
+
+NAME_RULE = "Names are 1 to 24 letters, digits, '_' or '-'."
 
 Finder = Callable[[], Awaitable[list[FoundServer]]]
 
@@ -119,39 +126,70 @@ async def _ask(question: str, *, secret: bool = False, default: str = "") -> str
     return (await session.prompt_async(question, is_password=secret, default=default)).strip()
 
 
-async def login(client: Client, args: argparse.Namespace) -> LoggedIn | None:
-    """Ask for what is missing and log in; up to three tries when asking interactively.
-    Returns ``logged_in``, or None when the user gives up (Ctrl-C / Ctrl-D) or it fails."""
-    password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
+@dataclass
+class Credentials:
+    """Who logs in, gathered before connecting (the server's handshake clock does not wait
+    for a person typing): ``password`` None plays as a guest."""
+
+    name: str
+    password: str | None
     server_password: str | None = None
-    if client.welcome is not None and client.welcome.password_required:
-        if args.server_password_stdin:
-            server_password = sys.stdin.readline().rstrip("\r\n")
+
+
+def valid_name(name: str) -> bool:
+    """Whether the server would take ``name`` (checked by the login message's own field rule)."""
+    try:
+        encode_message(Login(id=1, name=name, guest=True))
+    except LocalProtocolError:
+        return False
+    return True
+
+
+async def ask_credentials(args: argparse.Namespace) -> Credentials:
+    """Name and password from the command line, the environment (``SHITHEAD_PASSWORD``,
+    ``SHITHEAD_SERVER_PASSWORD``), stdin (``--password-stdin``, ``--server-password-stdin``)
+    or the terminal, in that order. A name the server would refuse is asked again when it was
+    typed, and ends the run when it was given. Raises ``ValueError`` (a bad ``--name``),
+    ``EOFError`` or ``KeyboardInterrupt`` (the player gave up)."""
+    password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else os.environ.get("SHITHEAD_PASSWORD")
+    server_password = (
+        sys.stdin.readline().rstrip("\r\n")
+        if args.server_password_stdin
+        else os.environ.get("SHITHEAD_SERVER_PASSWORD")
+    )
+    name = args.name
+    if name is not None and not valid_name(name):
+        raise ValueError(f"{name!r} is not a name: {NAME_RULE}")
+    while name is None:
+        typed = await _ask("Name: ")
+        if valid_name(typed):
+            name = typed
         else:
-            server_password = await _ask("Server password: ", secret=True)
-    interactive = not args.password_stdin
-    name, last = args.name, ""
-    for _ in range(3 if interactive else 1):
-        # After a refusal the name typed before is offered again, ready to edit.
-        name = name or await _ask("Name: ", default=last)
-        guest = args.guest
-        if not guest and password is None:
-            password = await _ask("Password (empty: play as a guest): ", secret=True)
-        if not password:
-            guest = True
-        try:
-            return await client.login(name, None if guest else password, guest=guest, server_password=server_password)
-        except ServerError as exc:
-            print(f"Login refused: {exc.message}", file=sys.stderr)
-            if exc.code == "SERVER_PASSWORD_REQUIRED" and interactive:
-                server_password = await _ask("Server password: ", secret=True)
-        except LocalProtocolError:
-            print("Names are 1 to 24 letters, digits, '_' or '-'.", file=sys.stderr)
-            if args.name:
-                return None  # the name on the command line will not get better by asking again
-        # Ask again: the password always, the name only if it was not given on the command line.
-        password, last = None, name
-        name = args.name
+            print(NAME_RULE, file=sys.stderr)
+    if not args.guest and password is None:
+        password = await _ask("Password (empty: play as a guest): ", secret=True)
+    return Credentials(name, None if args.guest or not password else password, server_password or None)
+
+
+async def login(client: Client, creds: Credentials) -> LoggedIn | None:
+    """Log in once; a refusal is said in one line on stderr and gives None."""
+    try:
+        return await client.login(
+            creds.name, creds.password, guest=creds.password is None, server_password=creds.server_password
+        )
+    except ServerError as exc:
+        print(f"shithead: login refused: {exc.message}", file=sys.stderr)
+        return None
+
+
+async def _connect(host: str, port: int, args: argparse.Namespace) -> Client | None:
+    """Connected and past the handshake, or None (said in one line on stderr)."""
+    try:
+        return await Client.connect(host, port, mode="json" if args.json else "msgpack", client_name=CLIENT_NAME)
+    except (OSError, TimeoutError) as exc:
+        print(f"shithead: cannot reach a server at {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+    except ServerError as exc:
+        print(f"shithead: the server refused the connection: {exc.message}", file=sys.stderr)
     return None
 
 
@@ -200,18 +238,27 @@ async def amain(args: argparse.Namespace) -> int:
     except (EOFError, KeyboardInterrupt):
         return 1
     try:
-        client = await Client.connect(host, port, mode="json" if args.json else "msgpack", client_name=CLIENT_NAME)
-    except (OSError, TimeoutError) as exc:
-        print(f"shithead: cannot reach a server at {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        creds = await ask_credentials(args)
+    except ValueError as exc:
+        print(f"shithead: {exc}", file=sys.stderr)
+        return 2
+    except (EOFError, KeyboardInterrupt):
         return 1
-    except ServerError as exc:
-        print(f"shithead: the server refused the connection: {exc.message}", file=sys.stderr)
+    client = await _connect(host, port, args)
+    if client is None:
         return 1
-    try:
+    if client.welcome is not None and client.welcome.password_required and creds.server_password is None:
+        # Asked with the connection closed: the handshake clock must not run while someone types.
+        await client.close()
         try:
-            logged_in = await login(client, args)
+            creds.server_password = await _ask("This server has a password: ", secret=True)
         except (EOFError, KeyboardInterrupt):
             return 1
+        client = await _connect(host, port, args)
+        if client is None:
+            return 1
+    try:
+        logged_in = await login(client, creds)
         if logged_in is None:
             return 1
         model = Model(

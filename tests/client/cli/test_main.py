@@ -64,30 +64,59 @@ class FakeClient:
 
 
 async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    """--password-stdin reads one line; the server password the next when it is required."""
+    """--password-stdin reads one line; --server-password-stdin the next; both before connecting."""
     monkeypatch.setattr("sys.stdin", io.StringIO("hunter2\nlan party\n"))
     args = cli_main.parse_args(["--name", "alice", "--password-stdin", "--server-password-stdin"])
+    creds = await cli_main.ask_credentials(args)
+    assert creds == cli_main.Credentials("alice", "hunter2", "lan party")
     fake = FakeClient(password_required=True)
-    answer = await cli_main.login(fake, args)  # type: ignore[arg-type]
+    answer = await cli_main.login(fake, creds)  # type: ignore[arg-type]
     assert answer is not None and fake.calls == [("alice", "hunter2", False, "lan party")]
 
 
-async def test_guest_with_a_name_asks_nothing() -> None:
+async def test_passwords_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHITHEAD_PASSWORD", "pw1")
+    monkeypatch.setenv("SHITHEAD_SERVER_PASSWORD", "pw2")
+    creds = await cli_main.ask_credentials(cli_main.parse_args(["--name", "alice"]))
+    assert creds == cli_main.Credentials("alice", "pw1", "pw2")
+
+
+async def test_guest_with_a_name_asks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SHITHEAD_SERVER_PASSWORD", raising=False)
+    creds = await cli_main.ask_credentials(cli_main.parse_args(["--guest", "--name", "bob"]))
+    assert creds == cli_main.Credentials("bob", None, None)
     fake = FakeClient()
-    answer = await cli_main.login(fake, cli_main.parse_args(["--guest", "--name", "bob"]))  # type: ignore[arg-type]
+    answer = await cli_main.login(fake, creds)  # type: ignore[arg-type]
     assert answer == LoggedIn(id=2, name="bob", guest=True, bot=False)
     assert fake.calls == [("bob", None, True, None)]
 
 
-async def test_a_refused_stdin_password_is_not_retried(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Non-interactive: one try; the refusal is told in words on stderr."""
-    monkeypatch.setattr("sys.stdin", io.StringIO("wrong\n"))
+async def test_a_name_the_server_would_refuse_is_refused_before_connecting() -> None:
+    with pytest.raises(ValueError, match="not a name"):
+        await cli_main.ask_credentials(cli_main.parse_args(["--guest", "--name", "no spaces please"]))
+
+
+async def test_a_refused_login_is_one_line_and_not_retried(capsys: pytest.CaptureFixture[str]) -> None:
     fake = FakeClient(refusals=1)
-    args = cli_main.parse_args(["--name", "alice", "--password-stdin"])
-    assert await cli_main.login(fake, args) is None  # type: ignore[arg-type]
-    assert len(fake.calls) == 1 and "Login refused: wrong password" in capsys.readouterr().err
+    assert await cli_main.login(fake, cli_main.Credentials("alice", "wrong")) is None  # type: ignore[arg-type]
+    assert len(fake.calls) == 1
+    assert capsys.readouterr().err == "shithead: login refused: wrong password\n"
+
+
+async def test_a_wrong_server_password_ends_the_client_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real server with a password; the client given a wrong one: exit status 1, one line."""
+    app = App(ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "s.sqlite3"), password="secret"))
+    await app.start()
+    try:
+        monkeypatch.setenv("SHITHEAD_SERVER_PASSWORD", "not it")
+        args = cli_main.parse_args([f"127.0.0.1:{app.port}", "--guest", "--name", "x"])
+        assert await cli_main.amain(args) == 1
+    finally:
+        await app.stop()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("shithead: login refused") and "Traceback" not in err
 
 
 async def test_unreachable_server_is_reported_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
