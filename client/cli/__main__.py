@@ -74,7 +74,13 @@ def parse_address(text: str | None) -> tuple[str, int]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="shithead", description="Play Shithead (Palace) on a shithead-server.")
+    p = argparse.ArgumentParser(
+        prog="shithead",
+        description="Play Shithead (Palace) on a shithead-server.",
+        epilog="Passwords: asked without echo, or from $SHITHEAD_PASSWORD and $SHITHEAD_SERVER_PASSWORD, or stdin "
+        "(--password-stdin). Also: 'shithead replay FILE' (or 'shithead replay --server HOST:PORT GAME') steps "
+        "through a finished game.",
+    )
     p.add_argument(
         "address",
         nargs="?",

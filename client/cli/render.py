@@ -79,6 +79,16 @@ class Theme:
     def gone_mark(self) -> str:
         return "·" if self.symbols else "."
 
+    @property
+    def cut(self) -> str:
+        """The mark of a line cut short: ``…`` (``~`` in ASCII)."""
+        return "…" if self.symbols else "~"
+
+    @property
+    def sep(self) -> str:
+        """Between the parts of a line: `` · `` (`` | `` in ASCII)."""
+        return " · " if self.symbols else " | "
+
 
 # --------------------------------------------------------------------------- primitives
 
@@ -112,8 +122,8 @@ def merge(line: Line) -> Line:
     return out
 
 
-def fit(line: Line, width: int) -> Line:
-    """``line`` cut to at most ``width`` cells (the last visible cell becomes ``…`` if cut)."""
+def fit(line: Line, width: int, cut: str = "…") -> Line:
+    """``line`` cut to at most ``width`` cells (the last visible cell becomes ``cut`` if cut)."""
     if line_width(line) <= width:
         return line
     out: Line = []
@@ -122,7 +132,7 @@ def fit(line: Line, width: int) -> Line:
         for ch in text:
             w = get_cwidth(ch)
             if used + w > width - 1:
-                out.append(("", "…"))
+                out.append(("", cut))
                 return merge(out)
             out.append((style, ch))
             used += w
@@ -354,7 +364,7 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
         turn_line = [(theme.style("bold reverse", "fg:ansigreen"), f" {what}{clock} "), ("", " ")]
         rest: Line = [("", "Legal: ")]
         for i, action in enumerate(legal):
-            piece = ("" if i == 0 else " · " if theme.symbols else " | ") + action
+            piece = ("" if i == 0 else theme.sep) + action
             if line_width(turn_line + rest) + get_cwidth(piece) > width - 12:
                 rest.append(("", f"  (+{len(legal) - i}, Tab)"))
                 break
@@ -375,25 +385,25 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
 # --------------------------------------------------------------------------- screens
 
 
-def _header(left: str, right: str, width: int) -> Line:
+def _header(left: str, right: str, width: int, theme: Theme) -> Line:
     room = width - get_cwidth(right) - 1
-    left = left if get_cwidth(left) <= room else left[: max(room - 1, 0)] + "…"
+    left = left if get_cwidth(left) <= room else left[: max(room - 1, 0)] + theme.cut
     return [("bold reverse", left + " " * (width - get_cwidth(left) - get_cwidth(right))), ("reverse", right)]
 
 
-def _table_title(model: Model) -> str:
+def _table_title(model: Model, theme: Theme) -> str:
     s: Mapping[str, Any] = model.summary or {}
     bits = [f" {s.get('name', 'table')} (table {model.table})", str(s.get("preset", ""))]
     if model.game is not None:
         bits.append(f"game {model.game}")
     if model.view is not None:
         bits.append(str(model.view.get("phase", "")))
-    return " · ".join(b for b in bits if b)
+    return theme.sep.join(b for b in bits if b)
 
 
 def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Line]:
     view: Mapping[str, Any] = model.view or {}
-    lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
+    lines = [_header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
     summary_seats = list(model.summary["seats"]) if model.summary is not None else []
     stand_ins = {i: str(st["stand_in"]) for i, st in enumerate(summary_seats) if st and st.get("stand_in")}
     lines += [
@@ -414,7 +424,7 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     def name(seat: Any) -> str:
         return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else model.names()(seat)
 
-    lines = [_header(_table_title(model), f"{model.name or ''} ", width), rule(width, theme)]
+    lines = [_header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
     loser = result.get("loser")
     head = f" Game {over.game} is over" + (f": {name(loser)} is the shithead." if loser is not None else ".")
     lines.append([("bold", head)])
@@ -456,9 +466,10 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     s: Mapping[str, Any] = model.summary or {}
     lines = [
         _header(
-            f" {s.get('name', 'table')} (table {model.table}) · {s.get('preset', '?')} · waiting",
+            f" {s.get('name', 'table')} (table {model.table}){theme.sep}{s.get('preset', '?')}{theme.sep}waiting",
             f"{model.name or ''} ",
             width,
+            theme,
         ),
         rule(width, theme),
     ]
@@ -491,8 +502,8 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         [
             (
                 "",
-                f"  owner {s.get('owner', '?')} · {clock} · {s.get('spectators', 0)} watching"
-                + (f" · options {s['options']}" if s.get("options") else ""),
+                f"  owner {s.get('owner', '?')}{theme.sep}{clock}{theme.sep}{s.get('spectators', 0)} watching"
+                + (f"{theme.sep}options {s['options']}" if s.get("options") else ""),
             )
         ]
     )
@@ -507,7 +518,9 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     where = f"{model.name or '?'} @ {model.server} " if model.server else f"{model.name or '?'} "
     lines = [
-        _header(f" Lobby · {len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width),
+        _header(
+            f" Lobby{theme.sep}{len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width, theme
+        ),
         [("bold", "   #  name             preset        seats  bots  status   owner      notes")],
     ]
     for tid, s in sorted(model.tables.items()):
@@ -551,12 +564,12 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             ]
         )
     lines.append(rule(width, theme))
-    lines.append([("", " create [preset] [seats] · join T · watch T · list · help · quit")])
+    lines.append([("", " " + theme.sep.join(["create [preset] [seats]", "join T", "watch T", "list", "help", "quit"]))])
     return lines
 
 
 def _help_screen(model: Model, width: int, theme: Theme) -> list[Line]:
-    lines = [_header(" Help", "Esc closes ", width)]
+    lines = [_header(" Help", "Esc closes ", width, theme)]
     lines += [[("", line)] for line in HELP.splitlines()]
     return lines
 
@@ -596,13 +609,13 @@ def render_screen(
         top = _game_screen(model, width, now, theme)
     else:
         top = _waiting_screen(model, width, theme)
-    top = [fit(line, width) for line in top][:height]
+    top = [fit(line, width, theme.cut) for line in top][:height]
     room = height - len(top)
     feed: list[Line] = []
     for line in reversed(model.feed):
         if len(feed) >= room:
             break
-        feed[:0] = [fit(piece, width) for piece in _feed_line(line, theme, width)]
+        feed[:0] = [fit(piece, width, theme.cut) for piece in _feed_line(line, theme, width)]
     return top + feed[-room:] if room > 0 else top
 
 
@@ -626,18 +639,18 @@ def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, 
     style, label = conn.get(model.connection, ("", model.connection))
     line: Line = [(style, " " + label)]
     if model.pending:
-        line.append(("", f" · sending '{model.pending}'"))
+        line.append(("", f"{theme.sep}sending '{model.pending}'"))
     if model.error:
-        line += [("", " · "), (theme.style("bold", "fg:ansired"), model.error)]
+        line += [("", theme.sep), (theme.style("bold", "fg:ansired"), model.error)]
     elif model.view is not None and model.seat is not None and model.view.get("phase") != "over":
         line.append(
             (
                 "",
-                " · ←→ card  Space mark  Enter play  ^T take  Tab complete"
-                if theme.symbols
-                else " · Left/Right card  Space mark  Enter play  ^T take  Tab complete",
+                theme.sep
+                + ("←→" if theme.symbols else "Left/Right")
+                + " card  Space mark  Enter play  ^T take  Tab complete",
             )
         )
     else:
-        line.append(("", " · Tab completes · 'help' lists the commands"))
-    return fit(line, width)
+        line.append(("", f"{theme.sep}Tab completes{theme.sep}'help' lists the commands"))
+    return fit(line, width, theme.cut)

@@ -111,7 +111,8 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
     if kind == "gambled":
         return "event", [*who, ("t", " gambled on the stock: "), ("c", str(ev.get("card")))]
     if kind == "burned":
-        return "event", [("t", "The pile burns ("), ("t", f"{ev.get('count')} cards); "), *who, ("t", " plays again")]
+        n = ev.get("count", 0)
+        return "event", [("t", f"The pile burns ({n} card{'s' if n != 1 else ''}); "), *who, ("t", " plays again")]
     if kind == "took":
         cards = list(ev.get("cards") or ())
         took: list[Part] = [*who, ("t", f" picked up the pile ({len(cards)} card{'s' if len(cards) != 1 else ''}")]
@@ -133,9 +134,12 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
         return "game", parts
     if kind == "timeout":
         n = ev.get("count", 0)
+        whose = name(seat)
+        # "alice (you)'s clock" reads badly: our own is "Your clock".
+        owner: list[Part] = [("n", "Your")] if whose.endswith(" (you)") else [("n", whose), ("t", "'s")]
         return "event", [
-            *who,
-            ("t", f"'s clock ran out; the server played '{ev.get('action')}' ({n} timeout{'s' if n != 1 else ''})"),
+            *owner,
+            ("t", f" clock ran out; the server played '{ev.get('action')}' ({n} timeout{'s' if n != 1 else ''})"),
         ]
     if kind == "back":
         return "event", [*who, ("t", " is back")]

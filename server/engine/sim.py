@@ -84,7 +84,9 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="shithead-sim", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="shithead-sim", description="Play many games of bots in-process and print what happened."
+    )
     parser.add_argument("--preset", default="classic", help="a preset name, or 'all' (default classic)")
     parser.add_argument(
         "--players",

@@ -50,10 +50,11 @@ async def test_the_client_lists_every_server_on_the_lan_and_only_those(tmp_path:
     with (
         server(tmp_path, "alpha") as (_, port_a, _),
         server(tmp_path, "beta") as (_, port_b, _),
-        server(tmp_path, "gamma", "--no-advertise"),
+        server(tmp_path, "gamma", "--no-advertise") as (_, port_c, _),
     ):
         found = await find_servers(WINDOW, interfaces=LOOPBACK)
-    assert [(s.name, s.host, s.port, s.version) for s in found] == [
+    # (Other servers this machine may run are listed too: only this test's are looked at.)
+    assert [(s.name, s.host, s.port, s.version) for s in found if s.port in (port_a, port_b, port_c)] == [
         ("alpha", "127.0.0.1", port_a, 1),
         ("beta", "127.0.0.1", port_b, 1),
     ]
@@ -61,15 +62,15 @@ async def test_the_client_lists_every_server_on_the_lan_and_only_those(tmp_path:
 
 async def test_a_stopped_server_is_no_longer_listed(tmp_path: Path) -> None:
     with server(tmp_path, "delta") as (proc, port, _):
-        assert [s.port for s in await find_servers(WINDOW, interfaces=LOOPBACK, enough={"delta"})] == [port]
+        assert port in [s.port for s in await find_servers(WINDOW, interfaces=LOOPBACK, enough={"delta"})]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0  # it withdrew its record on the way out
-    assert await find_servers(WINDOW, interfaces=LOOPBACK) == []
+    assert port not in [s.port for s in await find_servers(WINDOW, interfaces=LOOPBACK)]
 
 
 async def test_two_servers_of_the_same_name_are_told_apart(tmp_path: Path) -> None:
     with server(tmp_path / "x", "same") as (_, p1, _), server(tmp_path, "same") as (_, p2, lines):
-        found = await find_servers(WINDOW, interfaces=LOOPBACK)
+        found = [s for s in await find_servers(WINDOW, interfaces=LOOPBACK) if s.port in (p1, p2)]
     assert sorted(s.port for s in found) == sorted([p1, p2])
     assert "as 'same-2'" in lines[-1]  # the second one renamed itself to stay apart
     assert {s.name for s in found} == {"same", "same-2"}

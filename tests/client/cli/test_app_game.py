@@ -251,22 +251,25 @@ async def test_a_refused_play_is_explained_by_the_rule_that_refuses_it(server: A
             pipe.send_text("start\r")
             m = await until(cli, lambda m: "ready" in m.legal)
             pipe.send_text("ready\r")
-            refused = None
+            explained = None
             async with asyncio.timeout(GUARD):
-                while refused is None:
+                while explained is None:
                     m = await until(cli, lambda m: bool(m.legal) and m.pending is None and m.view is not None)
                     playable = {c for a in m.legal if a.startswith("play ") for c in a.split()[1:]}
                     stuck = [c for c in m.view["hand"] if c not in playable]
+                    seq, said = m.seq, len(m.feed)
                     if m.view["phase"] == "play" and m.view["pile"] and stuck:
-                        refused = stuck[0]
-                        pipe.send_text(f"{refused}\r")
+                        pipe.send_text(f"{stuck[0]}\r")
+                        # Its refusal comes back as a new error line; a state that overtook the
+                        # play (STALE_SEQ: "Too late") means: try again on the new state.
+                        m = await until(cli, lambda m, said=said: m.error is not None and len(m.feed) > said)
+                        if "does not beat" in m.error:
+                            explained = m.error
                     else:
-                        seq = m.seq
                         pipe.send_text(f"{m.legal[0]}\r")
-                        await until(cli, lambda m, seq=seq: m.seq != seq or m.game_over is not None)
-            m = await until(cli, lambda m: m.error is not None)
-            assert "does not beat the pile" in m.error and "the card to beat is" in m.error, m.error
-            assert "or higher" in m.error or "or lower" in m.error
+                        await until(cli, lambda m, seq=seq, said=said: m.seq != seq or len(m.feed) > said)
+            assert "does not beat the pile" in explained and "the card to beat is" in explained, explained
+            assert "or higher" in explained or "or lower" in explained
             pipe.send_text("quit\r")
             await asyncio.wait_for(running, GUARD)
     finally:

@@ -88,6 +88,18 @@ def test_events_become_words_with_draws_joined_to_the_play() -> None:
     assert "Game over: carol is the shithead" in lines
 
 
+def test_our_own_timeout_and_a_one_card_burn_read_right() -> None:
+    """ "Your clock ran out", not "alice (you)'s clock"; "1 card", not "1 cards" (issue 12)."""
+    events = [
+        {"kind": "timeout", "seat": 0, "action": "take", "count": 1},
+        {"kind": "burned", "seat": 1, "count": 1},
+    ]
+    lines = feed(reduce(seated(), state(midgame().view, events=events)))
+    assert any(t.startswith("Your clock ran out") and "(1 timeout)" in t for t in lines), lines
+    assert not any("(you)'s" in t for t in lines)
+    assert any(t.startswith("The pile burns (1 card);") for t in lines), lines
+
+
 def test_a_draw_after_a_play_joins_its_line() -> None:
     """The common case: every play draws; one line, not two."""
     m = reduce(seated(), midgame())

@@ -175,6 +175,25 @@ def test_letters_instead_of_symbols() -> None:
     assert card_text("Xr", Theme()) == "Xr" and card_text("Td", Theme()) == "T♦"
 
 
+@pytest.mark.parametrize("screen", ["lobby", "waiting", "game", "over", "help", "error", "narrow"])
+def test_ascii_theme_draws_only_ascii(screen: str) -> None:
+    """--ascii: every screen and the status line are pure ASCII (issue 12)."""
+    model = {
+        "lobby": lobby,
+        "waiting": base,
+        "game": mid,
+        "over": over,
+        "help": lambda: dataclasses.replace(mid(), show_help=True),
+        "error": lambda: dataclasses.replace(mid(), error="Too late", pending="play 7h"),
+        "narrow": mid,
+    }[screen]()
+    width = 30 if screen == "narrow" else 80  # lines cut short get the ASCII mark
+    theme = Theme(color=False, symbols=False)
+    lines = plain_lines(render_screen(model, width=width, height=24, theme=theme))
+    lines += plain_lines([render_status(model, width=width, theme=theme)])
+    assert all(line.isascii() for line in lines), [line for line in lines if not line.isascii()]
+
+
 def test_legal_cards_cursor_and_marks_are_styled() -> None:
     """Playable hand cards are bold-underlined, the cursor reversed, marked cards starred."""
     m = toggle_selected(mid(), 4)  # 9c marked, cursor on it
