@@ -226,6 +226,7 @@ def _fast_act(d: dict[str, Any]) -> Act | None:
     rid, table, seq, action = d.get("id"), d.get("table"), d.get("seq"), d.get("action")
     if (
         len(d) == 5
+        and d.get("type") == "act"
         and type(rid) is int
         and type(table) is int
         and type(seq) is int
