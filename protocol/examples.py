@@ -278,6 +278,7 @@ EXAMPLES: dict[str, Message] = {
     "game_over": GameOver(
         table=7,
         game=42,
+        number=5,
         result={
             "places": [0, 2, 1],
             "loser": 1,

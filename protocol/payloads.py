@@ -349,7 +349,8 @@ class GameStartEvent(TypedDict):
 
     kind: Literal["game_start"]
     seat: None
-    game: Annotated[int, "The game id (for `get_record`)."]
+    game: Annotated[int, "The game id (for `get_record`), numbered across the server."]
+    number: Annotated[int, "The game's number at this table: 1 for the first game of the series, then 2, 3 ..."]
     dealer: Annotated[int, "The dealing seat."]
 
 

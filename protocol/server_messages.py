@@ -200,6 +200,9 @@ class GameOver(Message):
     DIRECTION = Direction.S2C
     table: int = table_id()
     game: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Game id (for get_record).")
+    number: int | None = fld(
+        Kind.INT, default=None, lo=1, hi=MAX_ID, doc="The game's number at this table (1, 2, 3 ... in the series)."
+    )
     result: GameResult = fld(Kind.MAP, doc="Places, loser, and whether the move cap ended it.")
     tally: Tally = fld(Kind.MAP, doc="Places and losses over the games at this table.")
 

@@ -467,7 +467,14 @@ class Table:
             assert s is not None
             s.bank = self.bank_seconds
         self.turn_started = now
-        self._broadcast([{"kind": "game_start", "seat": None, "game": game_id, "dealer": self.game.dealer}], out, now)
+        start: WireEvent = {
+            "kind": "game_start",
+            "seat": None,
+            "game": game_id,
+            "number": self.games_played + 1,
+            "dealer": self.game.dealer,
+        }
+        self._broadcast([start], out, now)
         out.saves.append(Dealt(self))
         self._update(out)
 
@@ -551,7 +558,11 @@ class Table:
             "timeouts": [s.timeouts if s else 0 for s in self.seats],
         }
         msg = self.last_game_over = GameOver(
-            table=self.id, game=self.game_id, result=cast(GameResult, result), tally=cast(Tally, tally)
+            table=self.id,
+            game=self.game_id,
+            number=self.games_played,
+            result=cast(GameResult, result),
+            tally=cast(Tally, tally),
         )
         for r in self.recipients():
             out.send(r, msg)

@@ -103,6 +103,7 @@ class GameEnd:
     game: int
     result: GameResult
     tally: Tally
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,8 @@ class Model:
     joined_seat: int | None = None
     seq: int | None = None
     game: int | None = None
+    number: int | None = None
+    """The game's number at this table (1, 2, 3 ... in the series): ``game`` is the server-wide id."""
     view: View | None = None
     #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
     deadline_at: float | None = None
@@ -416,6 +419,7 @@ def _state(model: Model, msg: State, now: float) -> Model:
         m,
         seq=msg.seq,
         game=msg.game,
+        number=_number(m, msg),
         view=view,
         deadline_at=None if msg.deadline is None else now + msg.deadline,
         clock_paused=False if m.connection == "connected" else m.clock_paused,
@@ -432,6 +436,21 @@ def _state(model: Model, msg: State, now: float) -> Model:
     return _append(m, *lines)
 
 
+def _number(model: Model, msg: State) -> int | None:
+    """The table's number of the game of ``msg``: told by its game_start event, kept while the
+    game goes on; for a game joined midway (a resume), counted from the table's summary."""
+    for ev in msg.events:
+        if ev["kind"] == "game_start":
+            return ev.get("number")
+    if msg.game == model.game and model.number is not None:
+        return model.number
+    summary = model.summary
+    if summary is None:
+        return None
+    played = summary.get("games_played", 0)
+    return played if msg.view.get("phase") == "over" else played + 1
+
+
 def _chat_message(model: Model, msg: ChatMessage) -> Model:
     m = dataclasses.replace(model, chat=(model.chat + ((msg.name, msg.text),))[-FEED_LIMIT:])
     return _append(m, FeedLine("chat", (("n", msg.name), ("t", ": " + msg.text))))
@@ -440,7 +459,7 @@ def _chat_message(model: Model, msg: ChatMessage) -> Model:
 def _game_over(model: Model, msg: GameOver) -> Model:
     if msg.table != model.table:
         return model  # another table's result (a table we left): not on screen
-    over = GameEnd(table=msg.table, game=msg.game, result=msg.result, tally=msg.tally)
+    over = GameEnd(table=msg.table, game=msg.game, result=msg.result, tally=msg.tally, number=msg.number)
     return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
 
 

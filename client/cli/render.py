@@ -394,8 +394,8 @@ def _header(left: str, right: str, width: int, theme: Theme) -> Line:
 def _table_title(model: Model, theme: Theme) -> str:
     s: Mapping[str, Any] = model.summary or {}
     bits = [f" {s.get('name', 'table')} (table {model.table})", str(s.get("preset", ""))]
-    if model.game is not None:
-        bits.append(f"game {model.game}")
+    if model.number is not None:
+        bits.append(f"game {model.number}")
     if model.view is not None:
         bits.append(str(model.view.get("phase", "")))
     return theme.sep.join(b for b in bits if b)
@@ -426,7 +426,8 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
     lines = [_header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
     loser = result.get("loser")
-    head = f" Game {over.game} is over" + (f": {name(loser)} is the shithead." if loser is not None else ".")
+    head = f" Game {over.number or over.game} is over"
+    head += f": {name(loser)} is the shithead." if loser is not None else "."
     lines.append([("bold", head)])
     if result.get("capped"):
         lines.append([("", " The move limit ended it: whoever held most cards lost.")])

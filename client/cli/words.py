@@ -75,7 +75,8 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
     kind, seat = ev.get("kind"), ev.get("seat")
     who: list[Part] = [("n", name(seat))]
     if kind == "game_start":
-        return "game", [("t", f"Game {ev.get('game')} is dealt; the dealer is "), ("n", name(ev.get("dealer")))]
+        number = ev.get("number") or ev.get("game")  # the table's count; servers before it sent only the id
+        return "game", [("t", f"Game {number} is dealt; the dealer is "), ("n", name(ev.get("dealer")))]
     if kind == "swapped":
         return "event", [
             *who,

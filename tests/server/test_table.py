@@ -255,6 +255,27 @@ def test_spectator_only_gets_spectator_views() -> None:
     assert t.games_played == 1 and t.summary()["status"] == "waiting"
 
 
+def test_games_are_numbered_per_table_and_ids_across_the_server() -> None:
+    """game_start.number and game_over.number count the table's games 1, 2 ...; the game id is
+    whatever the server hands out (issue 12)."""
+    t, (a, b), _ = seated()
+    for number, game_id in ((1, 40), (2, 77)):
+        out = Outbox()
+        t.start(a, out, 0.0, game_id)
+        while (
+            t.act(
+                (a, b)[t.game.to_act()[0]], t.seq, format_action(t.game.legal_actions(t.game.to_act()[0])[0]), out, 0.0
+            )
+            is None
+        ):
+            pass
+        (first, *_) = states(out, a)
+        assert first.game == game_id and first.events[0]["kind"] == "game_start"
+        assert first.events[0]["number"] == number  # type: ignore[typeddict-item]
+        (over,) = [m for s, m in out.items if isinstance(m, GameOver) and s is a]
+        assert (over.game, over.number) == (game_id, number) and t.games_played == number
+
+
 def test_chat_goes_to_everyone_at_the_table() -> None:
     """chat reaches seated players and watchers; others get NOT_AT_TABLE."""
     t, (a, b), _ = seated()

@@ -17,6 +17,7 @@ from client.cli.model import (
     selected_picks,
     toggle_selected,
 )
+from client.cli.render import plain_lines, render_screen
 from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.messages import (
     ChatMessage,
@@ -153,7 +154,37 @@ def test_game_over_is_kept_until_the_next_game_starts() -> None:
         ),
     )
     assert m.game_over is None and m.game == 3
-    assert feed(m)[-1] == "Game 3 is dealt; the dealer is greedy-1"
+    assert feed(m)[-1] == "Game 3 is dealt; the dealer is greedy-1"  # an older server: no number
+
+
+def test_games_are_numbered_per_table() -> None:
+    """The feed, the header and the result say the table's number of the game (1, 2 ...), not
+    the server-wide id that get_record takes (issue 12)."""
+    m = reduce(
+        seated(),
+        state(
+            view([player(0, "alice"), player(1, "greedy-1")], phase="setup", turn=None),
+            game=57,
+            seq=1,
+            events=[{"kind": "game_start", "seat": None, "game": 57, "number": 2, "dealer": 1}],
+        ),
+    )
+    assert m.game == 57 and m.number == 2
+    assert feed(m)[-1] == "Game 2 is dealt; the dealer is greedy-1"
+    assert "game 2" in plain_lines(render_screen(m, width=80, height=22))[0]
+    over = GameOver(
+        table=1,
+        game=57,
+        number=2,
+        result={"places": [0, 1], "loser": 1, "capped": False, "flush": None, "players": ["alice", "greedy-1"]},
+        tally={"places": [[1, 0], [0, 1]], "losses": [0, 1], "capped": 0, "players": ["alice", "greedy-1"]},
+    )
+    final = state(view([player(0, "alice"), player(1, "greedy-1")], phase="over", turn=None), game=57, seq=9)
+    m = reduce(reduce(m, final), over)
+    assert m.number == 2 and m.game_over is not None and m.game_over.number == 2
+    assert any("Game 2 is over" in line for line in plain_lines(render_screen(m, width=80))), plain_lines(
+        render_screen(m, width=80)
+    )
 
 
 def test_errors_are_words_and_stay_in_the_status() -> None:

@@ -135,7 +135,8 @@ def test_midgame_picture() -> None:
     """Players with hand counts, face-up and face-down cards, marks; the pile and what beats it;
     our hand sorted with suit symbols; the clock; the legal actions; the feed in words."""
     screen = text(render_screen(mid(), width=80, height=22, now=110.0))
-    assert "demo (table 1) · classic · game 2 · play" in screen
+    # The table's own number of the game (its summary: none finished yet), not the server's id 2.
+    assert "demo (table 1) · classic · game 1 · play" in screen
     assert "▶  0 alice" in screen  # whose turn
     assert "1 greedy-1       bot hand  3  up 5♥ J♠ 2♣  down ■■■" in screen
     assert "carol" in screen and "hand 12  up -- -- Q♦  down ■■·  AWAY, 1 timeout" in screen
