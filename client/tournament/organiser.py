@@ -353,10 +353,14 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                     tuple(r["illegal"]),
                     tuple(r["disconnects"]),
                 )
+                try:
+                    figures.add(res)
+                except ValueError as exc:  # a server that reports a game twice: kept once
+                    log.warning("tournament_game %d: %s", res.number, exc)
+                    continue
                 results.add(
                     res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"], server_game=r["server_game"]
                 )
-                figures.add(res)
                 total += 1
                 try:
                     record = await org.get_record(r["server_game"])
