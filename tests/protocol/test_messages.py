@@ -412,3 +412,60 @@ def test_the_fast_act_path_takes_the_common_act() -> None:
     assert _fast_act({"type": "act", "id": 3, "table": 1, "seq": 9, "action": "play 7h"}) == Act(
         id=3, table=1, seq=9, action="play 7h"
     )
+
+
+_keys = st.one_of(st.text(max_size=3), st.binary(max_size=2), st.integers(0, 3))
+_maps = st.dictionaries(_keys, _act_values, max_size=3)
+
+
+def _decode_s2c_or_none(d: Any) -> Any:
+    try:
+        return decode_message(d, "s2c")
+    except RemoteProtocolError:
+        return None
+
+
+@settings(max_examples=400, deadline=None)
+@example(table=1, seq=2, game=3, view={"a": 1}, events=[{"b": 2}], deadline=-0.0, extra={})
+@example(table=1, seq=2, game=3, view={"a": 1}, events=[], deadline=2, extra={})
+@example(table=1, seq=2, game=3, view={"a": 1}, events=[], deadline=float("inf"), extra={})
+@given(
+    table=_act_values,
+    seq=_act_values,
+    game=_act_values,
+    view=st.one_of(_maps, _act_values),
+    events=st.one_of(st.lists(st.one_of(_maps, _act_values), max_size=3), _act_values),
+    deadline=st.one_of(st.none(), st.floats(), st.integers(-2, 2)),
+    extra=st.dictionaries(st.sampled_from(["x", "id", "type", "deadline"]), _act_values, max_size=1),
+)
+def test_the_fast_state_path_agrees_with_the_generic_checks(
+    table: Any, seq: Any, game: Any, view: Any, events: Any, deadline: Any, extra: dict[str, Any]
+) -> None:
+    """Whatever a state frame holds, the inline checks accept only what the field specs accept,
+    building the same message; decoding gives what the generic checks alone give."""
+    from types import MappingProxyType
+
+    from protocol.messages import _fast_state
+
+    d = {"type": "state", "table": table, "seq": seq, "game": game, "view": view, "events": events}
+    if deadline is not None:
+        d["deadline"] = deadline
+    d.update(extra)
+    generic = _decode_s2c_or_none(MappingProxyType(d))  # not a dict: the generic path only
+    fast = _fast_state(d)
+    if fast is not None:
+        assert fast == generic
+    assert _decode_s2c_or_none(d) == generic
+
+
+def test_the_fast_state_path_takes_the_common_state() -> None:
+    """The property above is not vacuous: an ordinary state does go the fast way, and a map
+    key that is not a string sends it the generic way, which refuses it."""
+    from protocol.messages import State, _fast_state
+
+    view = {"phase": "play", "hand": ["7h"], "legal": ["play 7h"]}
+    d = {"type": "state", "table": 1, "seq": 9, "game": 2, "view": view, "events": [{"type": "deal"}], "deadline": 4.5}
+    assert _fast_state(d) == State(table=1, seq=9, game=2, view=view, events=({"type": "deal"},), deadline=4.5)
+    bad = dict(d, events=[{b"type": "deal"}])
+    assert _fast_state(bad) is None
+    assert _decode_s2c_or_none(bad) is None
