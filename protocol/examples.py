@@ -104,6 +104,7 @@ _VIEW_EXAMPLE: View = {
     "seat": 0,
     "hand": ["5s", "7d", "Kh"],
     "legal": ["play 7d", "play Kh", "take"],
+    "clocks": [{"seat": 0, "left": 29.5, "bank": 0.0}],
 }
 
 _SUMMARY_EXAMPLE: TableSummary = {

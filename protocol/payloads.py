@@ -28,6 +28,7 @@ __all__ = [
     "AnnouncedEvent",
     "BackEvent",
     "BurnedEvent",
+    "Clock",
     "DrewEvent",
     "Event",
     "EVENT_TYPES",
@@ -170,6 +171,18 @@ class Announcement(TypedDict):
     card: Annotated[str, "The card it announced."]
 
 
+class Clock(TypedDict):
+    """One entry of ``view.clocks``: the time of a seat that must act, as everyone sees it."""
+
+    seat: Annotated[int, "The seat whose clock runs."]
+    left: Annotated[
+        float,
+        "Seconds it has left, counted from when the state was sent, bank included (for the seat itself,"
+        " the same as its `state.deadline`).",
+    ]
+    bank: Annotated[float, "How much of `left` is its time bank (0 without one)."]
+
+
 class View(TypedDict):
     """``state.view``: the game as one seat (or a spectator) may see it. The public part is the
     same for everyone at the table; ``seat``, ``hand`` and ``legal`` are the recipient's own."""
@@ -206,6 +219,14 @@ class View(TypedDict):
     seat: Annotated[int | None, "Whose view this is (null: a spectator)."]
     hand: Annotated[list[str] | None, "Your hand cards, sorted by rank (null for spectators)."]
     legal: Annotated[list[str], "**Every** action you may send now, as action texts (empty when you may not act)."]
+    clocks: NotRequired[
+        Annotated[
+            list[Clock],
+            "The clocks of the seats that must act now, in seat order (empty once the game is over): the"
+            " same for every seat and watcher. In every `state` the server sends; absent only from views"
+            " that do not come from a table (an in-process engine's).",
+        ]
+    ]
 
 
 # --------------------------------------------------------------------------- events
@@ -563,6 +584,7 @@ class WelcomeLimits(TypedDict):
 #: Every payload shape, in document order (for the generated tables and the tests).
 PAYLOADS: tuple[type, ...] = (
     View,
+    Clock,
     PlayerView,
     ToBeat,
     Announcement,

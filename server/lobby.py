@@ -199,7 +199,7 @@ class Lobby:
 
     def _watch(self, s: ClientSession, msg: Watch) -> Reply:
         out = Outbox()
-        self.table(msg.table).watch(s, msg.password, out, self.config.limits.max_spectators)
+        self.table(msg.table).watch(s, msg.password, out, self.config.limits.max_spectators, time.monotonic())
         return Reply(Watching(id=msg.id, table=msg.table), out)
 
     def _start(self, s: ClientSession, msg: Start) -> Reply:

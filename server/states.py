@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from protocol.messages import Message, State
-from protocol.payloads import Event, View
+from protocol.payloads import Clock, Event, View
 from server.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
 from server.engine import Game
 from server.engine.actions import Action
@@ -27,6 +27,17 @@ _WATCHER_PART = SeatPart({"seat": None, "hand": None, "legal": []})  # what seat
 def time_left(deadline: float, now: float) -> float:
     """The ``deadline`` field of a state: seconds from ``now`` to ``deadline``, never negative."""
     return max(0.0, round(deadline - now, 3))
+
+
+def clocks(to_act: Sequence[int], seats: Sequence[Seat | None], turn_ends: float, now: float) -> list[Clock]:
+    """The view's ``clocks``: each seat to act, its time left (``turn_ends`` and then its bank,
+    as :func:`time_left` gives its own ``deadline``) and its bank, the same for every recipient."""
+    out: list[Clock] = []
+    for i in sorted(to_act):
+        s = seats[i]
+        if s is not None:
+            out.append({"seat": i, "left": time_left(turn_ends + s.bank, now), "bank": round(s.bank, 3)})
+    return out
 
 
 class StateBuilder:
@@ -66,12 +77,18 @@ class StateBuilder:
         seq: int,
         game_id: int,
         events: list[Event],
-        deadline: float | None,
+        turn_ends: float,
+        now: float,
     ) -> State:
         """The whole state for ``seat`` (None: a watcher), sent to one recipient (a player who
-        comes back, a new watcher); ``deadline`` as in :func:`time_left`."""
+        comes back, a new watcher); ``turn_ends``: when the clock of a seat to act runs out,
+        before its bank."""
         view = public_view(game, players=[p.value for p in self.players(game, seats)])
         view.update(seat_part(game, seat))
+        to_act = game.to_act()
+        view["clocks"] = clocks(to_act, seats, turn_ends, now)
+        own = seats[seat] if seat is not None and seat in to_act else None
+        deadline = time_left(turn_ends + own.bank, now) if own is not None else None
         # The engine builds the view as a plain dict (it may not import protocol/); its shape is
         # the protocol's View (tests/protocol check the engine's output against it).
         return State(
@@ -106,12 +123,13 @@ class StateBuilder:
         players = self.players(game, seats)
         public = public_view(game, players=[])
         del public["players"]  # shared separately, entry by entry
+        to_act = game.to_act()
+        public["clocks"] = clocks(to_act, seats, turn_ends, now)
         change = StateChange(
             {"type": State.TYPE, "table": self.table_id, "seq": seq, "game": game_id, "events": events},
             public,
             players,
         )
-        to_act = game.to_act()
         for i, s in enumerate(seats):
             if s is None:
                 continue

@@ -43,7 +43,7 @@ from server.engine.game import SETUP
 from server.engine.events import Event, event_to_dict
 from server.engine.policies import greedy_policy
 from server.seat import Seat
-from server.states import StateBuilder, time_left
+from server.states import StateBuilder
 
 __all__ = [
     "Applied",
@@ -280,7 +280,7 @@ class Table:
         self._update(out)
         return token
 
-    def rebind(self, seat: int, session: Session, out: Outbox, now: float | None = None) -> str:
+    def rebind(self, seat: int, session: Session, out: Outbox, now: float) -> str:
         """Give ``seat`` to ``session`` (its sitter came back; the caller vouches for who it
         is) with a new token, and send it a full snapshot. Returns the token."""
         s = self.seats[seat]
@@ -296,7 +296,7 @@ class Table:
             out.send(session, self._state_for(seat, [{"kind": "back", "seat": seat}], now))
         return token
 
-    def watch(self, session: Session, password: str | None, out: Outbox, max_watchers: int) -> None:
+    def watch(self, session: Session, password: str | None, out: Outbox, max_watchers: int, now: float) -> None:
         self.check_password(password)
         if self.seat_of(session) is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, "you are seated here; players see their own view")
@@ -306,7 +306,7 @@ class Table:
             self.watchers.append(session)
         self._update(out)
         if self.game is not None:
-            out.send(session, self._state_for(None, []))
+            out.send(session, self._state_for(None, [], now))
 
     def leave(self, session: Session, out: Outbox) -> None:
         if session in self.watchers:
@@ -376,9 +376,7 @@ class Table:
         s.stand_in, s.stand_in_kind = bot, kind
         return token
 
-    def resume(
-        self, session: Session, token: str | None, out: Outbox, now: float | None = None
-    ) -> tuple[int, Session | None]:
+    def resume(self, session: Session, token: str | None, out: Outbox, now: float) -> tuple[int, Session | None]:
         """Give the seat whose token this is to ``session``; returns the seat and the connection
         that held it until now (an older connection of the player, or the stand-in bot), if any.
 
@@ -624,11 +622,10 @@ class Table:
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _state_for(self, seat: int | None, events: list[WireEvent], now: float | None = None) -> State:
+    def _state_for(self, seat: int | None, events: list[WireEvent], now: float) -> State:
         """A full state for one recipient (``seat``, or None: a watcher)."""
         game = self.game
         assert game is not None
-        dl = self.deadline(seat) if seat is not None and now is not None else None
         return self.states.snapshot(
             game,
             self.seats,
@@ -636,7 +633,8 @@ class Table:
             seq=self.seq,
             game_id=self.game_id,
             events=events,
-            deadline=time_left(dl, now) if dl is not None and now is not None else None,
+            turn_ends=self.turn_started + self.action_seconds,
+            now=now,
         )
 
     def _broadcast(self, events: list[WireEvent], out: Outbox, now: float, acted: int | None = None) -> None:

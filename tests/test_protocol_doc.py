@@ -15,7 +15,7 @@ What is checked:
   ``protocol.messages.decode_message`` in that direction;
 * every transcript line (``> {...}``, ``< {...}``, ``A> {...}``, ``B< {...}``...) decodes in the
   direction of its arrow, and the sample game is what ``docs/make_transcript.py --doc`` prints
-  now (tokens, deadlines and times aside);
+  now (tokens, deadlines, clocks and times aside);
 * the hex dump is ``encode_frame`` of the JSON shown before it, and the JSON line beside it is
   ``encode_line`` of the same message;
 * every error code, limit, event kind, action kind, engine refusal reason, preset, rule option,
@@ -432,7 +432,7 @@ def test_checks_fail_on_a_broken_document(doc: str) -> None:
 
 # --------------------------------------------------------------------------- against a real server
 
-_VOLATILE = {"token", "deadline", "times", "started", "ended"}
+_VOLATILE = {"token", "deadline", "left", "times", "started", "ended"}  # ("left": a clock's seconds)
 
 
 def _mask(value: Any) -> Any:

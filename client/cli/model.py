@@ -140,6 +140,8 @@ class Model:
     number: int | None = None
     """The game's number at this table (1, 2, 3 ... in the series): ``game`` is the server-wide id."""
     view: View | None = None
+    #: When the view arrived, on the caller's clock: its ``clocks`` count from then.
+    view_at: float | None = None
     #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
     deadline_at: float | None = None
     game_over: GameEnd | None = None
@@ -421,6 +423,7 @@ def _state(model: Model, msg: State, now: float) -> Model:
         game=msg.game,
         number=_number(m, msg),
         view=view,
+        view_at=now,
         deadline_at=None if msg.deadline is None else now + msg.deadline,
         clock_paused=False if m.connection == "connected" else m.clock_paused,
         # A state of another game than the finished one: the result screen gives way to it.

@@ -326,10 +326,32 @@ def _pick_frags(
     return out
 
 
+def seat_clock(model: Model, seat: int, now: float) -> str:
+    """The clock of ``seat`` as the view's ``clocks`` gave it, counted down since the view
+    arrived: "23s left", "23s left, bank 10s"; "clock paused" while disconnected (nothing is
+    counted down that we cannot hear the end of); "" when the seat has no clock running."""
+    view, at = model.view, model.view_at
+    if view is None or at is None:
+        return ""
+    for clock in view.get("clocks") or ():
+        if clock["seat"] == seat:
+            if model.connection != "connected":
+                return "clock paused"
+            left = max(0, math.ceil(clock["left"] - (now - at)))
+            bank = clock["bank"]
+            return f"{left}s left" + (f", bank {math.ceil(bank)}s" if bank > 0 else "")
+    return ""
+
+
 def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, theme: Theme) -> list[Line]:
     seat = model.seat
     if seat is None:
-        return [[("", " You are watching (no hand to show). Type 'leave' to go back to the lobby.")]]
+        lines: list[Line] = [[("", " You are watching (no hand to show). Type 'leave' to go back to the lobby.")]]
+        acting = [c["seat"] for c in view.get("clocks") or ()]
+        if len(acting) == 1:
+            clock = seat_clock(model, acting[0], now)
+            lines.append([("", f" {model.names()(acting[0])} to act{f' ({clock})' if clock else ''}.")])
+        return lines
     me = (view.get("players") or [])[seat]
     hand = list(view.get("hand") or ())
     playable, flips = _playable(view)
@@ -375,7 +397,8 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
         if view.get("phase") == "setup":
             turn_line = [("", " Setup done: waiting for the others to be ready.")]
         elif isinstance(turn, int):
-            turn_line = [("", f" Waiting for {model.names()(turn)}...")]
+            clock = seat_clock(model, turn, now)
+            turn_line = [("", f" Waiting for {model.names()(turn)}...{f' ({clock})' if clock else ''}")]
         else:
             turn_line = [("", " Waiting...")]
     lines.append(turn_line)

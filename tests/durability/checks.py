@@ -78,10 +78,11 @@ def plain(data: Any) -> Any:
 
 
 def engine_part(view: dict[str, Any], engine_view: dict[str, Any]) -> dict[str, Any]:
-    """``view`` without what the server adds to each player of the engine's view (name, bot,
-    away, timeouts...), for comparing it with ``engine_view``."""
+    """``view`` without what the server adds to the engine's view (the table's ``clocks``; name,
+    bot, away, timeouts... of each player), for comparing it with ``engine_view``."""
     keys = set(engine_view["players"][0])
-    return plain({**view, "players": [{k: v for k, v in p.items() if k in keys} for p in view["players"]]})
+    table = {k: v for k, v in view.items() if k != "clocks"}
+    return plain({**table, "players": [{k: v for k, v in p.items() if k in keys} for p in view["players"]]})
 
 
 def engine_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -59,6 +59,7 @@ def visible_in_frame(f: dict[str, Any]) -> set[str]:
 
 def strip_server_fields(view: dict[str, Any]) -> dict[str, Any]:
     view = dict(view)
+    del view["clocks"]  # the table's, not the engine's (checked on its own)
     view["players"] = [
         {k: v for k, v in p.items() if k not in ("name", "bot", "away", "timeouts")} for p in view["players"]
     ]
@@ -83,6 +84,7 @@ def check_client(c: TestClient, table: int, seat: int | None, pos: list[Game], r
             assert frame_cards <= visible_in_frame(f), (c.name, n, frame_cards - visible_in_frame(f))
             # 2. The view is exactly the engine's view for this seat at this position.
             assert strip_server_fields(f["view"]) == view_for(game, seat), (c.name, n)
+            assert [k["seat"] for k in f["view"]["clocks"]] == sorted(game.to_act()), (c.name, n)
             # 3. The events are the engine's events of the action that led here.
             engine_events = [e for e in f["events"] if e["kind"] not in SERVER_KINDS]
             if n > 0:

@@ -60,7 +60,12 @@ async def test_resume_after_disconnect_restores_the_view(app: Any, players: Any,
     assert joined["seat"] == seat and joined["table"] == t
     snap = await back.recv_until("state")
     assert snap["seq"] == last["seq"] and snap["game"] == last["game"]
+    clocks = snap["view"].pop("clocks")
+    last_clocks = last["view"].pop("clocks")
     assert snap["view"] == last["view"]
+    # The same seats' clocks, counted again from now: less time left, the same bank.
+    assert [(k["seat"], k["bank"]) for k in clocks] == [(k["seat"], k["bank"]) for k in last_clocks]
+    assert all(k["left"] <= was["left"] for k, was in zip(clocks, last_clocks, strict=True))
     assert snap["events"] == [{"kind": "back", "seat": seat}]
     assert snap.get("deadline") is not None
     await away_flags(other, t, seat, False)

@@ -24,8 +24,9 @@ SEED = 11
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
     """A state's view without what a restart changes on purpose (presence, clocks)."""
-    view = {k: v for k, v in state["view"].items() if k != "players"}
+    view = {k: v for k, v in state["view"].items() if k not in ("players", "clocks")}
     view["players"] = [{k: v for k, v in p.items() if k not in ("away",)} for p in state["view"]["players"]]
+    view["clocks"] = [k["seat"] for k in state["view"]["clocks"]]  # whose clocks, not their seconds
     return {"table": state["table"], "seq": state["seq"], "game": state["game"], "view": view}
 
 

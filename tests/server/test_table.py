@@ -82,7 +82,7 @@ def test_password_and_leave_and_owner() -> None:
     a, b = Fake("alice"), Fake("bob")
     refused(ErrorCode.WRONG_PASSWORD, t.join, a, None, None, Outbox())
     refused(ErrorCode.WRONG_PASSWORD, t.join, a, None, "PW", Outbox())
-    refused(ErrorCode.WRONG_PASSWORD, t.watch, b, "x", Outbox(), 10)
+    refused(ErrorCode.WRONG_PASSWORD, t.watch, b, "x", Outbox(), 10, 0.0)
     t.join(a, None, "pw", Outbox())
     t.join(b, None, "pw", Outbox())
     refused(ErrorCode.NOT_AT_TABLE, t.leave, Fake("carol"), Outbox())
@@ -231,9 +231,9 @@ def test_spectator_only_gets_spectator_views() -> None:
     """Watchers only ever get spectator views, with the players' events, through a whole game."""
     t, (a, b), _ = seated()
     w = Fake("walt")
-    refused(ErrorCode.SEAT_TAKEN, t.watch, a, None, Outbox(), 10)
-    t.watch(w, None, Outbox(), 10)
-    refused(ErrorCode.TABLE_FULL, t.watch, Fake("wilma"), None, Outbox(), 1)
+    refused(ErrorCode.SEAT_TAKEN, t.watch, a, None, Outbox(), 10, 0.0)
+    t.watch(w, None, Outbox(), 10, 0.0)
+    refused(ErrorCode.TABLE_FULL, t.watch, Fake("wilma"), None, Outbox(), 1, 0.0)
     out = Outbox()
     t.start(a, out, 0.0, 1)
     now = 0.0
@@ -248,6 +248,9 @@ def test_spectator_only_gets_spectator_views() -> None:
         s.view["seat"] is None and s.view["hand"] is None and s.view["legal"] == [] and s.deadline is None for s in ws
     )
     assert [(s.seq, s.events) for s in ws] == [(s.seq, s.events) for s in states(out, a)]
+    # Everyone sees the clocks of the seats to act, the watcher too.
+    assert [s.view["clocks"] for s in ws] == [s.view["clocks"] for s in states(out, a)]
+    assert [s.view["clocks"] for s in ws] == [s.view["clocks"] for s in states(out, b)]
     overs = [(s, m) for s, m in out.items if isinstance(m, GameOver)]
     assert {id(s) for s, _ in overs} == {id(a), id(b), id(w)}
     # The finished game's record replays to its result.
@@ -280,7 +283,7 @@ def test_chat_goes_to_everyone_at_the_table() -> None:
     """chat reaches seated players and watchers; others get NOT_AT_TABLE."""
     t, (a, b), _ = seated()
     w = Fake("walt")
-    t.watch(w, None, Outbox(), 10)
+    t.watch(w, None, Outbox(), 10, 0.0)
     out = Outbox()
     t.chat(w, "hello", out)
     assert [s for s, _ in out.items] == [a, b, w]
@@ -403,3 +406,35 @@ def test_house_bots_do_not_keep_a_table_open() -> None:
     prog = Fake("mybot", bot=True)
     t2.join(prog, None, None, Outbox())
     assert not t2.abandoned(0.0, 5.0) and not t2.abandoned(100.0, 5.0)
+
+
+def test_every_seat_and_watcher_sees_the_clocks_of_the_seats_to_act() -> None:
+    """``view.clocks``: each seat to act with its time left (bank included, as its own
+    ``deadline``) and its bank, in every state, for players and watchers alike."""
+    t, (a, b), _ = seated(action_seconds=30.0, bank_seconds=10.0)
+    w = Fake("walt")
+    t.watch(w, None, Outbox(), 10, 0.0)
+    t.start(a, Outbox(), 0.0, 1)
+    out = Outbox()
+    # Setup: both seats act at once, on one clock from the deal. Bob readies after 12 s.
+    t.act(b, t.seq, "ready", out, 12.0)
+    for who in (a, b, w):
+        (state,) = states(out, who)
+        assert state.view["clocks"] == [{"seat": 0, "left": 28.0, "bank": 10.0}]
+    (mine,) = states(out, a)
+    assert mine.deadline == 28.0  # the seat's own deadline says the same
+    # Alice readies 5 s into her bank: the play starts, on a fresh clock, her bank now 5 s.
+    out = Outbox()
+    t.act(a, t.seq, "ready", out, 35.0)
+    game = t.game
+    assert game is not None
+    first = game.to_act()[0]
+    bank = 5.0 if first == 0 else 10.0
+    for who in (a, b, w):
+        assert states(out, who)[-1].view["clocks"] == [{"seat": first, "left": 30.0 + bank, "bank": bank}]
+    # A watcher arriving later gets the clocks too, counted from its arrival.
+    late = Fake("lena")
+    out = Outbox()
+    t.watch(late, None, out, 10, 40.0)
+    (snap,) = states(out, late)
+    assert snap.view["clocks"] == [{"seat": first, "left": 25.0 + bank, "bank": bank}]

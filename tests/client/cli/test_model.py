@@ -385,3 +385,28 @@ def test_a_seat_a_bot_plays_for_the_player_is_waiting_too() -> None:
     m = reduce(m, Tables(id=1, tables=[stood_in, other, mine_here]))
     assert waiting_seats(m) == [(5, 1)]
     assert held_tables(m) == {5, 7}
+
+
+def test_everyone_sees_the_clock_of_the_seat_to_act_counting_down() -> None:
+    """Another seat's clock (``view.clocks``) counts down from when the state arrived, with its
+    bank; it is paused while disconnected; a watcher sees it too."""
+    from client.cli.render import plain_lines, render_screen
+
+    def screen(m: Model, now: float) -> str:
+        return "\n".join(plain_lines(render_screen(m, width=100, height=30, now=now)))
+
+    players = [player(i, n, hand=3, up=[[], [], []]) for i, n in enumerate(["alice", "greedy-1", "carol", "dave"])]
+    clocks = [{"seat": 2, "left": 23.0, "bank": 10.0}]
+    theirs = state(view(players, hand=["4c"], legal=[], turn=2, clocks=clocks))
+    m = reduce(reduce(seated(), WELCOME), theirs, now=100.0)
+    assert "Waiting for carol... (23s left, bank 10s)" in screen(m, 100.0)
+    assert "Waiting for carol... (13s left, bank 10s)" in screen(m, 110.0)
+    assert "Waiting for carol... (0s left" in screen(m, 200.0)  # never below zero
+    m = reduce(m, Disconnected(reason="EOF", code=None, reconnecting=True), now=101.0)
+    assert "Waiting for carol... (clock paused)" in screen(m, 150.0)
+    # A watcher: no hand, but whose turn it is and the time left.
+    watcher = reduce(Model(name="walt"), Watching(id=3, table=1))
+    watcher = reduce(watcher, TableUpdate(table=1, summary=summary(1, ["alice", "greedy-1", "carol", "dave"])))
+    seen = state(view(players, seat=None, hand=None, legal=[], turn=2, clocks=[{"seat": 2, "left": 30.0, "bank": 0.0}]))
+    watcher = reduce(reduce(watcher, WELCOME), seen, now=0.0)
+    assert "carol to act (25s left)." in screen(watcher, 5.0)
