@@ -18,15 +18,25 @@ Below each the feed (events in words, chat, errors) fills the rest of the height
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.utils import get_cwidth
 
 from client.cli.commands import HELP
+from client.cli.draw import (
+    Line,
+    Theme,
+    card_frag,
+    card_text,
+    fit,
+    header,
+    line_width,
+    plain_lines,
+    rule,
+    to_formatted,
+    wrap,
+)
 from client.cli.model import FeedLine, Model, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 
@@ -41,157 +51,6 @@ __all__ = [
     "render_status",
     "to_formatted",
 ]
-
-Line = list[tuple[str, str]]
-
-SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-RED = {"d", "h", "r"}
-
-
-@dataclass(frozen=True)
-class Theme:
-    """How to draw: ``color`` off drops every colour (NO_COLOR); ``symbols`` off writes suits
-    as letters and uses ASCII marks (for terminals without the glyphs)."""
-
-    color: bool = True
-    symbols: bool = True
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, *, symbols: bool = True) -> Theme:
-        """The theme the environment asks for: ``NO_COLOR`` set and not empty turns colour off
-        (https://no-color.org)."""
-        env = os.environ if env is None else env
-        return cls(color=not env.get("NO_COLOR"), symbols=symbols)
-
-    def style(self, plain: str, color: str = "") -> str:
-        """``plain`` (bold, underline, reverse) plus ``color`` only when colour is on."""
-        return f"{plain} {color}".strip() if self.color and color else plain
-
-    @property
-    def turn_mark(self) -> str:
-        return "▶" if self.symbols else ">"
-
-    @property
-    def down_mark(self) -> str:
-        return "■" if self.symbols else "#"
-
-    @property
-    def gone_mark(self) -> str:
-        return "·" if self.symbols else "."
-
-    @property
-    def cut(self) -> str:
-        """The mark of a line cut short: ``…`` (``~`` in ASCII)."""
-        return "…" if self.symbols else "~"
-
-    @property
-    def sep(self) -> str:
-        """Between the parts of a line: `` · `` (`` | `` in ASCII)."""
-        return " · " if self.symbols else " | "
-
-
-# --------------------------------------------------------------------------- primitives
-
-
-def card_text(card: str, theme: Theme) -> str:
-    """``7h`` -> ``7♥`` (or ``7h`` without symbols); jokers stay ``Xr``/``Xb``."""
-    if len(card) == 2 and card[0] != "X" and theme.symbols:
-        return card[0] + SUIT_SYMBOLS.get(card[1], card[1])
-    return card
-
-
-def card_frag(card: str, theme: Theme, extra: str = "") -> tuple[str, str]:
-    """One card as a fragment: red suits red (colour only), ``extra`` styles added."""
-    color = "fg:ansired" if card[-1:] in RED else ""
-    return theme.style(extra, color), card_text(card, theme)
-
-
-def line_width(line: Iterable[tuple[str, str]]) -> int:
-    """Width of a line in terminal cells."""
-    return sum(get_cwidth(text) for _, text in line)
-
-
-def merge(line: Line) -> Line:
-    """Adjacent fragments of the same style joined (wrapping and cutting work char by char)."""
-    out: Line = []
-    for style, chunk in line:
-        if out and out[-1][0] == style:
-            out[-1] = (style, out[-1][1] + chunk)
-        elif chunk:
-            out.append((style, chunk))
-    return out
-
-
-def fit(line: Line, width: int, cut: str = "…") -> Line:
-    """``line`` cut to at most ``width`` cells (the last visible cell becomes ``cut`` if cut)."""
-    if line_width(line) <= width:
-        return line
-    out: Line = []
-    used = 0
-    for style, text in line:
-        for ch in text:
-            w = get_cwidth(ch)
-            if used + w > width - 1:
-                out.append(("", cut))
-                return merge(out)
-            out.append((style, ch))
-            used += w
-    return out
-
-
-def wrap(line: Line, width: int, indent: int = 2) -> list[Line]:
-    """``line`` broken into lines of at most ``width`` cells, continuation lines indented,
-    breaking at the last space that fits when there is one."""
-    lines: list[Line] = []
-    chars = [(style, ch) for style, text in line for ch in text]
-    first = True
-    while chars:
-        room = width - (0 if first else indent)
-        used, cut, last_space = 0, len(chars), -1
-        for i, (_, ch) in enumerate(chars):
-            w = get_cwidth(ch)
-            if used + w > room:
-                cut = i
-                break
-            if ch == " ":
-                last_space = i
-            used += w
-        if cut < len(chars) and last_space > 0:
-            cut = last_space + 1
-        piece = chars[:cut]
-        chars = chars[cut:]
-        lines.append(merge(([] if first else [("", " " * indent)]) + piece))
-        first = False
-    return lines or [[]]
-
-
-def text(s: str, style: str = "") -> tuple[str, str]:
-    return style, s
-
-
-def pad(line: Line, width: int) -> Line:
-    """``line`` followed by spaces up to ``width`` cells."""
-    w = line_width(line)
-    return line + [("", " " * (width - w))] if w < width else line
-
-
-def rule(width: int, theme: Theme) -> Line:
-    return [("", ("─" if theme.symbols else "-") * width)]
-
-
-def to_formatted(lines: Sequence[Line]) -> StyleAndTextTuples:
-    """Lines joined into one formatted text for a prompt-toolkit control."""
-    out: StyleAndTextTuples = []
-    for i, line in enumerate(lines):
-        if i:
-            out.append(("", "\n"))
-        out.extend(line)
-    return out
-
-
-def plain_lines(lines: Sequence[Line]) -> list[str]:
-    """The lines as plain strings (for tests and logs)."""
-    return ["".join(t for _, t in line) for line in lines]
 
 
 # --------------------------------------------------------------------------- pieces of the table
@@ -408,12 +267,6 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
 # --------------------------------------------------------------------------- screens
 
 
-def _header(left: str, right: str, width: int, theme: Theme) -> Line:
-    room = width - get_cwidth(right) - 1
-    left = left if get_cwidth(left) <= room else left[: max(room - 1, 0)] + theme.cut
-    return [("bold reverse", left + " " * (width - get_cwidth(left) - get_cwidth(right))), ("reverse", right)]
-
-
 def _table_title(model: Model, theme: Theme) -> str:
     s: Mapping[str, Any] = model.summary or {}
     bits = [f" {s.get('name', 'table')} (table {model.table})", str(s.get("preset", ""))]
@@ -426,7 +279,7 @@ def _table_title(model: Model, theme: Theme) -> str:
 
 def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Line]:
     view: Mapping[str, Any] = model.view or {}
-    lines = [_header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
+    lines = [header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
     summary_seats = list(model.summary["seats"]) if model.summary is not None else []
     stand_ins = {i: str(st["stand_in"]) for i, st in enumerate(summary_seats) if st and st.get("stand_in")}
     lines += [
@@ -447,7 +300,7 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     def name(seat: Any) -> str:
         return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else model.names()(seat)
 
-    lines = [_header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
+    lines = [header(_table_title(model, theme), f"{model.name or ''} ", width, theme), rule(width, theme)]
     loser = result.get("loser")
     head = f" Game {over.number or over.game} is over"
     head += f": {name(loser)} is the shithead." if loser is not None else "."
@@ -489,7 +342,7 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     s: Mapping[str, Any] = model.summary or {}
     lines = [
-        _header(
+        header(
             f" {s.get('name', 'table')} (table {model.table}){theme.sep}{s.get('preset', '?')}{theme.sep}waiting",
             f"{model.name or ''} ",
             width,
@@ -542,7 +395,7 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     where = f"{model.name or '?'} @ {model.server} " if model.server else f"{model.name or '?'} "
     lines = [
-        _header(
+        header(
             f" Lobby{theme.sep}{len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width, theme
         ),
         [("bold", "   #  name             preset        seats  bots  status   owner      notes")],
@@ -593,7 +446,7 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
 
 
 def _help_screen(model: Model, width: int, theme: Theme) -> list[Line]:
-    lines = [_header(" Help", "Esc closes ", width, theme)]
+    lines = [header(" Help", "Esc closes ", width, theme)]
     lines += [[("", line)] for line in HELP.splitlines()]
     return lines
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from client.cli.render import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
+from client.cli.draw import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
 from client.cli.words import describe_events, ordinal
 from client.record_files import load_record
 from server.engine import Game, ReplayRecord, event_to_dict, format_action
