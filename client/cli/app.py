@@ -50,6 +50,7 @@ from client.cli import model as M
 from client.cli.commands import (
     Command,
     CommandCompleter,
+    HELP,
     CommandError,
     action_from_selection,
     parse_command,
@@ -199,11 +200,21 @@ class CliApp:
 
         @kb.add("escape", filter=empty)
         def _escape(event: KeyPressEvent) -> None:
-            self.update(lambda m: M.clear_selection(replace(m, show_help=False, error=None)))
+            self.update(
+                lambda m: M.clear_selection(replace(m, show_help=False, show_history=False, scroll=0, error=None))
+            )
 
         @kb.add("f1")
         def _help(event: KeyPressEvent) -> None:
-            self.update(lambda m: replace(m, show_help=not m.show_help))
+            self.update(M.toggle_help)
+
+        @kb.add("pageup")
+        def _page_up(event: KeyPressEvent) -> None:
+            self._scroll(-1)
+
+        @kb.add("pagedown")
+        def _page_down(event: KeyPressEvent) -> None:
+            self._scroll(1)
 
         @kb.add("c-c")
         @kb.add("c-d", filter=empty)
@@ -211,6 +222,18 @@ class CliApp:
             event.app.exit()
 
         return kb
+
+    def _scroll(self, pages: int) -> None:
+        """PageDown (``pages`` 1) or PageUp (-1): half a screen down the help, or through the
+        log (the feed, or the history when shown) towards the newest line."""
+        _, height = self._size()
+        step = max(1, height // 2) * pages
+        m = self.model
+        if m.show_help:
+            self.update(lambda m: M.scroll_by(m, step, len(HELP.splitlines())))
+        else:
+            log = m.history if m.show_history else m.feed
+            self.update(lambda m: M.scroll_by(m, -step, len(log) - 1))
 
     # ------------------------------------------------------------------ commands
 
@@ -236,7 +259,10 @@ class CliApp:
             self.app.exit()
             return
         if cmd.kind == "help":
-            self.update(lambda m: replace(m, show_help=not m.show_help))
+            self.update(M.toggle_help)
+            return
+        if cmd.kind == "history":
+            self.update(M.toggle_history)
             return
         if self.model.show_help:
             self.update(lambda m: replace(m, show_help=False))

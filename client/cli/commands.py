@@ -58,6 +58,7 @@ Keys on an empty input line:
   Left/Right choose a card    Space mark it    Enter play the marked cards
   (or the one under the cursor; in setup a hand card + a face-up card swap)
   Ctrl-T pick up    Esc unmark    F1 help    Ctrl-D quit
+  PgUp/PgDn scroll the log (and this help)
 Lobby and table:
   list                      the open tables
   create [preset] [seats] [name=N] [password=P] [seconds=S] [option=value ...]
@@ -65,6 +66,7 @@ Lobby and table:
   resume [T]                take your seat back (after quitting the client)
   bot random|greedy|search [seat]           (owner) seat a bundled bot
   start | next              (owner) deal the next game
+  history                   the whole game so far, who did what (Esc closes)
   leave    record GAME    chat TEXT (or 'TEXT)    help    quit"""
 
 _VERB_ALIASES = {
@@ -112,6 +114,8 @@ _COMMANDS = {
     "chat": "chat",
     "say": "chat",
     "help": "help",
+    "history": "history",
+    "log": "history",
     "?": "help",
     "h": "help",
     "quit": "quit",
@@ -134,6 +138,7 @@ _OFFERED = (
     "chat",
     "record",
     "resume",
+    "history",
     "help",
     "quit",
 )
@@ -463,7 +468,7 @@ def parse_command(text: str, model: Model) -> Command:
         if not rest.strip():
             raise CommandError("chat needs some text: chat hello")
         return Command("chat", args={"text": rest.strip()})
-    if kind in ("help", "quit", "list", "leave", "start"):
+    if kind in ("help", "history", "quit", "list", "leave", "start"):
         return Command(kind)
     if kind == "create":
         return Command("create", args=_parse_create(tokens))

@@ -67,6 +67,9 @@ __all__ = [
     "move_cursor",
     "note",
     "reduce",
+    "scroll_by",
+    "toggle_help",
+    "toggle_history",
     "selectables",
     "selected_picks",
     "toggle_selected",
@@ -157,6 +160,15 @@ class Model:
     #: The action text sent and not answered yet (no second one meanwhile).
     pending: str | None = None
     show_help: bool = False
+    #: The current game's log (its events and the chat), whole, for ``history``.
+    history: tuple[FeedLine, ...] = ()
+    #: The last play (or pick-up, flip...) of the game, shown highlighted under the pile.
+    last_play: FeedLine | None = None
+    #: The whole game's log fills the screen instead of the table (``history``).
+    show_history: bool = False
+    #: Lines scrolled back from the newest in the feed or the history (whichever is shown), or
+    #: down from the top of the help.
+    scroll: int = 0
     #: While reconnecting: when the next attempt is, and when the client gives up (caller's clock).
     retry_at: float | None = None
     gives_up_at: float | None = None
@@ -331,7 +343,36 @@ def _append(model: Model, *lines: FeedLine) -> Model:
     if not lines:
         return model
     feed = (model.feed + lines)[-FEED_LIMIT:]
-    return dataclasses.replace(model, feed=feed)
+    # Scrolled back, the lines on screen stay where they are while new ones arrive below.
+    scroll = model.scroll
+    if scroll and not model.show_history:
+        scroll = min(scroll + len(lines), len(feed))
+    return dataclasses.replace(model, feed=feed, scroll=scroll)
+
+
+def _log(model: Model, lines: list[FeedLine], *, new_game: bool = False) -> Model:
+    """Lines of the game's log (events, chat) kept in :attr:`Model.history`, and in the feed."""
+    history = tuple(lines) if new_game else model.history + tuple(lines)
+    scroll = model.scroll
+    if scroll and model.show_history:
+        scroll = min(scroll + len(lines), len(history))
+    return _append(dataclasses.replace(model, history=history, scroll=scroll), *lines)
+
+
+def scroll_by(model: Model, lines: int, limit: int) -> Model:
+    """:attr:`Model.scroll` moved by ``lines`` (back in the log; forward in the help), kept
+    between 0 and ``limit`` (the lines there are to scroll through)."""
+    return dataclasses.replace(model, scroll=max(0, min(model.scroll + lines, max(limit, 0))))
+
+
+def toggle_history(model: Model) -> Model:
+    """Show the whole game's log instead of the table, or the table again."""
+    return dataclasses.replace(model, show_history=not model.show_history, show_help=False, scroll=0)
+
+
+def toggle_help(model: Model) -> Model:
+    """Show the help (from its top) instead of the table, or the table again."""
+    return dataclasses.replace(model, show_help=not model.show_help, show_history=False, scroll=0)
 
 
 def _logged_in(model: Model, msg: LoggedIn) -> Model:
@@ -363,6 +404,10 @@ def _enter_table(model: Model, table: int) -> Model:
         game=None,
         deadline_at=None,
         game_over=None,
+        history=(),
+        last_play=None,
+        show_history=False,
+        scroll=0,
         cursor=0,
         selected=frozenset(),
         pending=None,
@@ -392,6 +437,10 @@ def _left(model: Model, table: int | None) -> Model:
         game=None,
         deadline_at=None,
         game_over=None,
+        history=(),
+        last_play=None,
+        show_history=False,
+        scroll=0,
         cursor=0,
         selected=frozenset(),
         pending=None,
@@ -436,7 +485,13 @@ def _state(model: Model, msg: State, now: float) -> Model:
         # The cards changed under the selection: start afresh rather than mark other cards.
         m = dataclasses.replace(m, selected=frozenset(), cursor=min(m.cursor, max(len(selectables(m)) - 1, 0)))
     lines = [FeedLine(kind, parts) for kind, parts in describe_events(list(msg.events), m.names(), me=m.seat)]
-    return _append(m, *lines)
+    new_game = any(ev["kind"] == "game_start" for ev in msg.events)
+    plays = [line for line in lines if line.kind == "event"]
+    if plays:
+        m = dataclasses.replace(m, last_play=plays[-1])
+    elif new_game:
+        m = dataclasses.replace(m, last_play=None)
+    return _log(m, lines, new_game=new_game)
 
 
 def _number(model: Model, msg: State) -> int | None:
@@ -456,7 +511,7 @@ def _number(model: Model, msg: State) -> int | None:
 
 def _chat_message(model: Model, msg: ChatMessage) -> Model:
     m = dataclasses.replace(model, chat=(model.chat + ((msg.name, msg.text),))[-FEED_LIMIT:])
-    return _append(m, FeedLine("chat", (("n", msg.name), ("t", ": " + msg.text))))
+    return _log(m, [FeedLine("chat", (("n", msg.name), ("t", ": " + msg.text)))])
 
 
 def _game_over(model: Model, msg: GameOver) -> Model:

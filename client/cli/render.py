@@ -24,6 +24,7 @@ from typing import Any
 from prompt_toolkit.utils import get_cwidth
 
 from client.cli.commands import HELP
+from client.cli.history import feed_line, history_screen, log_window
 from client.cli.draw import (
     Line,
     Theme,
@@ -37,7 +38,7 @@ from client.cli.draw import (
     to_formatted,
     wrap,
 )
-from client.cli.model import FeedLine, Model, selectables, waiting_seats
+from client.cli.model import Model, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 
 __all__ = [
@@ -286,6 +287,9 @@ def _game_screen(model: Model, width: int, now: float, theme: Theme) -> list[Lin
         _player_row(p, view, model.seat, theme, stand_ins.get(int(p.get("seat", 0)))) for p in view.get("players") or ()
     ]
     lines += _pile_lines(view, model.names(), theme)
+    if model.last_play is not None:
+        last = feed_line(model.last_play, theme, width - 6, highlight=True)[0]
+        lines.append([("bold", " Last:"), *last])
     lines.append(rule(width, theme))
     lines += _my_lines(model, view, width, now, theme)
     return lines
@@ -445,28 +449,14 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     return lines
 
 
-def _help_screen(model: Model, width: int, theme: Theme) -> list[Line]:
-    lines = [header(" Help", "Esc closes ", width, theme)]
-    lines += [[("", line)] for line in HELP.splitlines()]
-    return lines
-
-
-def _feed_line(line: FeedLine, theme: Theme, width: int) -> list[Line]:
-    base = {
-        "error": theme.style("bold", "fg:ansired"),
-        "game": "bold",
-        "chat": theme.style("", "fg:ansicyan"),
-        "info": theme.style("", "fg:ansiblue"),
-    }.get(line.kind, "")
-    frags: Line = [("", " ")]
-    for kind, value in line.parts:
-        if kind == "c":
-            frags.append(card_frag(value, theme))
-        elif kind == "n":
-            frags.append((f"{base} bold".strip(), value))
-        else:
-            frags.append((base, value))
-    return wrap(frags, width, indent=3)
+def _help_screen(model: Model, width: int, height: int, theme: Theme) -> list[Line]:
+    """The help, wrapped to ``width``, a screen at a time from line ``model.scroll``."""
+    body = [piece for line in HELP.splitlines() for piece in wrap([("", line)], width, indent=6)]
+    start = min(model.scroll, max(len(body) - (height - 1), 0))
+    shown = body[start : start + height - 1]
+    more = start + len(shown) < len(body)
+    right = ("PgDn more, " if more else "PgUp back, " if start else "") + "Esc closes "
+    return [header(" Help", right, width, theme), *shown]
 
 
 def render_screen(
@@ -476,9 +466,11 @@ def render_screen(
     model (help, lobby, waiting table, game, result) on top; the newest feed lines below, as
     many as fit."""
     theme = theme or Theme()
+    if model.show_history:
+        return [fit(line, width, theme.cut) for line in history_screen(model, width, height, theme)][:height]
     if model.show_help:
-        top = _help_screen(model, width, theme)
-    elif model.table is None:
+        return [fit(line, width, theme.cut) for line in _help_screen(model, width, height, theme)]
+    if model.table is None:
         top = _lobby_screen(model, width, theme)
     elif model.game_over is not None and (model.view is None or model.view.get("phase") == "over"):
         top = _result_screen(model, width, theme)
@@ -487,13 +479,7 @@ def render_screen(
     else:
         top = _waiting_screen(model, width, theme)
     top = [fit(line, width, theme.cut) for line in top][:height]
-    room = height - len(top)
-    feed: list[Line] = []
-    for line in reversed(model.feed):
-        if len(feed) >= room:
-            break
-        feed[:0] = [fit(piece, width, theme.cut) for piece in _feed_line(line, theme, width)]
-    return top + feed[-room:] if room > 0 else top
+    return top + log_window(model.feed, model.scroll, height - len(top), width, theme)
 
 
 def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, now: float = 0.0) -> Line:
@@ -517,6 +503,8 @@ def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, 
     line: Line = [(style, " " + label)]
     if model.pending:
         line.append(("", f"{theme.sep}sending '{model.pending}'"))
+    if model.scroll and not model.show_help and not model.show_history:
+        line.append(("bold", f"{theme.sep}log: {model.scroll} lines back, PgDn returns"))
     if model.error:
         line += [("", theme.sep), (theme.style("bold", "fg:ansired"), model.error)]
     elif model.view is not None and model.seat is not None and model.view.get("phase") != "over":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from client.cli.model import (
     Created,
     Entered,
@@ -28,6 +30,7 @@ from protocol.messages import (
     Pong,
     Presence,
     PresenceEvent,
+    State,
     TableCreated,
     TableUpdate,
     Tables,
@@ -410,3 +413,47 @@ def test_everyone_sees_the_clock_of_the_seat_to_act_counting_down() -> None:
     seen = state(view(players, seat=None, hand=None, legal=[], turn=2, clocks=[{"seat": 2, "left": 30.0, "bank": 0.0}]))
     watcher = reduce(reduce(watcher, WELCOME), seen, now=0.0)
     assert "carol to act (25s left)." in screen(watcher, 5.0)
+
+
+def _played(seq: int, seat: int, card: str, *, start: bool = False) -> State:
+    players = [player(i, n, hand=3, up=[[], [], []]) for i, n in enumerate(["alice", "greedy-1", "carol", "dave"])]
+    events: list[dict[str, Any]] = [{"kind": "game_start", "seat": None, "game": 2, "number": 1, "dealer": 0}]
+    events = (events if start else []) + [{"kind": "played", "seat": seat, "cards": [card], "source": "hand"}]
+    return state(view(players, hand=["4c"], legal=[], turn=(seat + 1) % 4), seq=seq, game=2, events=events)
+
+
+def test_the_history_keeps_the_whole_game_and_the_log_scrolls() -> None:
+    """``history`` holds every line of the game (a new game starts it afresh); the feed and the
+    history scroll by PageUp/PageDown within their bounds; new lines keep a scrolled window
+    still; the last play is shown highlighted under the pile."""
+    from client.cli.model import scroll_by, toggle_history
+    from client.cli.render import plain_lines, render_screen, render_status
+
+    m = reduce(reduce(seated(), WELCOME), _played(1, 1, "3h", start=True))
+    for i in range(2, 40):
+        m = reduce(m, _played(i, i % 4, "5c"))
+    m = reduce(m, ChatMessage(table=1, name="carol", text="nice"))
+    assert len(m.history) == 41  # the deal, 39 plays, the chat
+    assert [p for _, p in m.history[1].parts if p][:2] == ["greedy-1", " played "]
+    screen = plain_lines(render_screen(m, width=60, height=18, now=0.0))
+    assert any(line.startswith(" Last: dave played 5♣") for line in screen)
+    # The feed scrolls back and forward, never past either end.
+    newest = plain_lines(render_screen(m, width=60, height=18))[-1]
+    assert "carol: nice" in newest
+    back = scroll_by(m, 5, len(m.feed) - 1)
+    assert back.scroll == 5 and "carol: nice" not in plain_lines(render_screen(back, width=60, height=18))[-1]
+    assert "5 lines back" in "".join(t for _, t in render_status(back, width=100))
+    assert scroll_by(back, -50, len(m.feed) - 1).scroll == 0
+    assert scroll_by(back, 10_000, len(m.feed) - 1).scroll == len(m.feed) - 1
+    # Scrolled back, a new line arrives: the window stays on the same lines.
+    later = reduce(back, _played(40, 0, "6d"))
+    assert later.scroll == 6
+    # 'history' shows the whole game from its deal, a screen at a time.
+    h = toggle_history(m)
+    page = plain_lines(render_screen(h, width=60, height=18))
+    assert page[0].startswith(" History of game 1 (41 lines)") and "carol: nice" in page[-1]
+    top = plain_lines(render_screen(scroll_by(h, 1000, len(h.history) - 1), width=60, height=18))
+    assert top[1].startswith(" Game 1 is dealt")
+    # A new game starts the history afresh.
+    again = reduce(m, _played(50, 1, "9s", start=True))
+    assert len(again.history) == 2
