@@ -262,18 +262,19 @@ def _of(participants: Sequence[str], results: Iterable[RatedGame]) -> Standings:
 
 
 def format_standings(rows: Sequence[Row], *, title: str = "") -> list[str]:
-    """The standings as text lines (fits 100 columns)."""
+    """The standings as text lines of at most 80 columns (names cut to 13 characters)."""
     lines = [title] if title else []
     lines.append(
-        f"{'#':>3} {'name':<16} {'rating':>13} {'games':>6} {'mean place':>15} {'loss rate':>15} "
-        f"{'1st':>5} {'t/o':>4} {'ill':>4} {'disc':>4}"
+        f"{'#':>3} {'name':<13} {'rating':>11} {'games':>6} {'mean place':>10} {'loss rate':>11} "
+        f"{'1st':>5} {'t/o':>3} {'ill':>3} {'disc':>4}"
     )
     for i, r in enumerate(rows, 1):
         mp = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.2f}±{_fmt(r.mean_place_interval)}"
         lr = "-" if math.isnan(r.loss_rate) else f"{r.loss_rate:.3f}±{_fmt(r.loss_rate_interval, 3)}"
+        rating = f"{r.mu:.2f}±{r.rating_interval:.2f}"
         lines.append(
-            f"{i:>3} {r.name[:16]:<16} {r.mu:>6.2f}±{r.rating_interval:<6.2f} {r.games:>6} {mp:>15} "
-            f"{lr:>15} {r.firsts:>5} {r.timeouts:>4} {r.illegal:>4} {r.disconnects:>4}"
+            f"{i:>3} {r.name[:13]:<13} {rating:>11} {r.games:>6} {mp:>10} {lr:>11} "
+            f"{r.firsts:>5} {r.timeouts:>3} {r.illegal:>3} {r.disconnects:>4}"
         )
     return lines
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -86,7 +87,21 @@ def test_head_to_head_is_antisymmetric() -> None:
                 assert math.isclose(h2h[a][b], -h2h[b][a])
     assert h2h["strong"]["weak"] < 0
     assert len(format_head_to_head(NAMES, h2h)) == 4
-    assert all(len(line) <= 100 for line in format_standings(standings(NAMES, simulated(9)), title="t"))
+
+
+
+def test_the_standings_fit_80_columns() -> None:
+    """Long names, six-digit game counts, wide intervals: every line still fits 80 columns, and
+    each row keeps its figures (the name is cut, not the numbers)."""
+    long_names = ["a-very-long-participant-name", "greedy-2", "search"]
+    rows = [
+        dataclasses.replace(r, name=n, games=123_456, firsts=99_999, timeouts=999, illegal=999, disconnects=9999)
+        for r, n in zip(standings(NAMES, simulated(9)), long_names, strict=True)
+    ]
+    lines = format_standings(rows, title="after 123456 games")
+    assert all(len(line) <= 80 for line in lines), max(map(len, lines))
+    assert [line.split()[1] for line in lines[2:]] == ["a-very-long-p", "greedy-2", "search"]
+    assert all(line.split()[3] == "123456" and line.split()[-1] == "9999" for line in lines[2:])
 
 
 def test_results_file_round_trip_and_torn_writes(tmp_path: Path) -> None:
