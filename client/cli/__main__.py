@@ -5,6 +5,7 @@
     shithead 192.168.1.20 --guest --name bob
     echo secret | shithead --name alice --password-stdin
     shithead replay tournament-XXXX/records/7.json   # step through a finished game
+    shithead watch 3 lan-box          # table 3 drawn large, for the TV (a guest spectator)
 
 Name and password are asked before connecting (the server's handshake clock does not wait for
 a person typing); the prompt does not echo, and an empty password logs in as a guest. Passwords
@@ -26,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -37,9 +39,11 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_input
 
 from client.cli.app import CliApp
+from client.cli.commands import Command
 from client.cli.model import Info, Model
 from client.cli.render import Theme
 from client.cli.seats import SeatTokens
+from client.cli.tv import tv_screen
 from client.discovery import FoundServer, find_servers
 from client.sdk import Client, ServerError
 from protocol.messages import Login, LoggedIn, encode_message
@@ -79,7 +83,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Play Shithead (Palace) on a shithead-server.",
         epilog="Passwords: asked without echo, or from $SHITHEAD_PASSWORD and $SHITHEAD_SERVER_PASSWORD, or stdin "
         "(--password-stdin). Also: 'shithead replay FILE' (or 'shithead replay --server HOST:PORT GAME') steps "
-        "through a finished game.",
+        "through a finished game; 'shithead watch TABLE [HOST[:PORT]]' draws one table large, for a TV.",
     )
     p.add_argument(
         "address",
@@ -291,9 +295,14 @@ async def amain(args: argparse.Namespace) -> int:
                     f"{host}:{port}", model.name or "", Path(args.seats_file).expanduser() if args.seats_file else None
                 ),
             )
-            app.feed(
-                Info(f"Welcome, {model.name}. 'create' opens a table (and sits you at it), 'help' lists the commands.")
-            )
+            if args.watch is not None:
+                app.screen = tv_screen
+                app.submit(Command("watch", args={"table": args.watch}))
+            else:
+                welcome = (
+                    f"Welcome, {model.name}. 'create' opens a table (and sits you at it), 'help' lists the commands."
+                )
+                app.feed(Info(welcome))
             # While the screen is drawn, anything written to stderr (a warning, a thread's
             # traceback) would garble it: it goes to the log file instead.
             err = stack.enter_context(open(args.log_path, "a", encoding="utf-8"))
@@ -311,7 +320,18 @@ def main(argv: list[str] | None = None) -> int:
         from client.cli.replay import main as replay_main
 
         return replay_main(argv[1:])
+    watch: int | None = None
+    if argv[:1] == ["watch"]:
+        # The table screen for a TV: a guest that watches one table, drawn large.
+        if len(argv) < 2 or not argv[1].isdigit():
+            print("usage: shithead watch TABLE [HOST[:PORT]] [--ascii] [--name NAME]", file=sys.stderr)
+            return 2
+        watch, argv = int(argv[1]), argv[2:]
     args = parse_args(argv)
+    args.watch = watch
+    if watch is not None:
+        args.guest = True
+        args.name = args.name or f"tv-{secrets.token_hex(2)}"
     path = args.log_path = log_path(args.log_file)
     try:
         setup_logging(path, args.debug)

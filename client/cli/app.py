@@ -31,7 +31,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -56,6 +56,7 @@ from client.cli.commands import (
     parse_command,
     take_action,
 )
+from client.cli.draw import Line
 from client.cli.render import Theme, render_screen, render_status, to_formatted
 from client.cli.seats import SeatTokens
 from client.sdk import Client, ConnectionLost, ServerError
@@ -63,9 +64,16 @@ from client.sdk_events import Closed, Reconnected
 from protocol.errors import LocalProtocolError
 from protocol.payloads import StoredGame
 
-__all__ = ["CliApp"]
+__all__ = ["CliApp", "Screen"]
 
 log = logging.getLogger(__name__)
+
+
+class Screen(Protocol):
+    """Draws the main area of the screen from the model (see :mod:`client.cli.render`)."""
+
+    def __call__(self, model: M.Model, *, width: int, height: int, now: float, theme: Theme) -> list[Line]: ...
+
 
 #: Seconds between refreshes of the table list while the lobby is on screen (the server
 #: pushes no lobby updates).
@@ -89,8 +97,11 @@ class CliApp:
         theme: Theme | None = None,
         clock: Callable[[], float] = time.monotonic,
         tokens: SeatTokens | None = None,
+        screen: Screen = render_screen,
     ) -> None:
         self.client = client
+        self.screen = screen
+        """Draws the main area (:func:`~client.cli.render.render_screen`; the TV's for ``shithead watch``)."""
         self.tokens = tokens
         """Where this player's seat tokens are kept between runs (None: nowhere)."""
         self.model = model or M.Model()
@@ -161,7 +172,7 @@ class CliApp:
 
     def _main_text(self) -> StyleAndTextTuples:
         width, height = self._size()
-        return to_formatted(render_screen(self.model, width=width, height=height, now=self.clock(), theme=self.theme))
+        return to_formatted(self.screen(self.model, width=width, height=height, now=self.clock(), theme=self.theme))
 
     def _status_text(self) -> StyleAndTextTuples:
         width, _ = self._size()

@@ -148,6 +148,8 @@ class Model:
     #: When our clock runs out, on the caller's clock (``now`` given to :func:`reduce`).
     deadline_at: float | None = None
     game_over: GameEnd | None = None
+    #: The series tally of the table as the last ``game_over`` gave it (kept while the next game runs).
+    series: Tally | None = None
     feed: tuple[FeedLine, ...] = ()
     chat: tuple[tuple[str, str], ...] = ()
     #: The last error in words, shown until the next command clears it.
@@ -405,6 +407,7 @@ def _enter_table(model: Model, table: int) -> Model:
         deadline_at=None,
         game_over=None,
         history=(),
+        series=None,
         last_play=None,
         show_history=False,
         scroll=0,
@@ -438,6 +441,7 @@ def _left(model: Model, table: int | None) -> Model:
         deadline_at=None,
         game_over=None,
         history=(),
+        series=None,
         last_play=None,
         show_history=False,
         scroll=0,
@@ -518,7 +522,7 @@ def _game_over(model: Model, msg: GameOver) -> Model:
     if msg.table != model.table:
         return model  # another table's result (a table we left): not on screen
     over = GameEnd(table=msg.table, game=msg.game, result=msg.result, tally=msg.tally, number=msg.number)
-    return dataclasses.replace(model, game_over=over, deadline_at=None, pending=None)
+    return dataclasses.replace(model, game_over=over, series=msg.tally, deadline_at=None, pending=None)
 
 
 def _error(model: Model, msg: Error | Failed) -> Model:

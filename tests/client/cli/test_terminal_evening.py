@@ -131,3 +131,38 @@ async def test_an_evening_at_the_table_in_a_real_terminal(
     assert all(len(line) <= width for line in screen().splitlines())
     assert len(screen().splitlines()) <= height
     await news
+
+
+async def test_the_tv_screen_follows_a_table_from_game_to_game(make_app: Any, terminal: Terminal) -> None:
+    """``shithead watch T`` in a real 80x24 terminal: two bots play, the owner deals again; the
+    screen shows the pile's top in large type, whose turn it is, the last plays, and after the
+    first game the series tally, without a key pressed."""
+    app = await make_app(bots=HouseBots())
+    owner = await TestClient.connect(app.port, name="owner")
+    await owner.login("owner")
+    news = messages_of(owner, terminal.changes)
+    created = {"type": "create_table", "name": "tv", "preset": "classic", "seats": 2, "action_seconds": 60}
+    t = (await owner.ok(created, "table_created"))["table"]
+    await owner.ok({"type": "watch", "table": t}, "watching")
+    for bot in ("greedy", "random"):
+        await owner.ok({"type": "add_bot", "table": t, "bot": bot}, "ok")
+    terminal.run(SHITHEAD, "watch", str(t), f"127.0.0.1:{app.port}", "--ascii", size=(80, 24))
+    await until(terminal.changes, lambda: app.tables[t].watchers[1:], what="the TV watching")
+    await owner.ok({"type": "start", "table": t}, "ok")
+
+    def over() -> bool:
+        return any(f.get("type") == "game_over" for f in owner.frames)
+
+    await until(terminal.changes, over, what="the first game's end")
+    await owner.ok({"type": "start", "table": t}, "ok")
+    screen = await until(
+        terminal.changes,
+        lambda: (s := terminal.screen()) and "Series after 1 game" in s and " to play" in s and s,
+        what="the second game on the TV with the tally",
+    )
+    lines = screen.splitlines()
+    assert "watching" in lines[0] and "game 2" in lines[0]
+    assert all(len(line) <= 80 for line in lines)
+    assert any(re.search(r"greedy-\d+ +hand", line) for line in lines)
+    await owner.close()
+    await news
