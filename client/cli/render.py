@@ -402,8 +402,21 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         header(
             f" Lobby{theme.sep}{len(model.tables)} table{'s' if len(model.tables) != 1 else ''}", where, width, theme
         ),
-        [("bold", "   #  name             preset        seats  bots  status   owner      notes")],
     ]
+    # Below 76 columns the names and presets are narrower and the bot count goes: the owner and
+    # the notes (a password!) must stay on screen.
+    narrow = width < 76
+    name_w, preset_w, owner_w = (10, 9, 8) if narrow else (16, 13, 10)
+    bots_head = "" if narrow else "  bots"
+    lines.append(
+        [
+            (
+                "bold",
+                f"   #  {'name':<{name_w}} {'preset':<{preset_w}} seats{bots_head}  status   "
+                f"{'owner':<{owner_w}} notes",
+            )
+        ]
+    )
     for tid, s in sorted(model.tables.items()):
         seats = s.get("seats") or ()
         taken = len(seats) - int(s.get("free", 0))
@@ -420,9 +433,10 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             [
                 (
                     "",
-                    f" {tid:>3}  {str(s.get('name', ''))[:16]:<16} {str(s.get('preset', ''))[:13]:<13} "
-                    f"{taken:>2}/{len(seats):<2}  {s.get('bots', 0):>4}  {str(s.get('status', '')):<8} "
-                    f"{str(s.get('owner', ''))[:10]:<10} {notes}",
+                    f" {tid:>3}  {str(s.get('name', ''))[:name_w]:<{name_w}} "
+                    f"{str(s.get('preset', ''))[:preset_w]:<{preset_w}} {taken:>2}/{len(seats):<2}"
+                    + ("" if narrow else f"  {s.get('bots', 0):>4}")
+                    + f"  {str(s.get('status', '')):<8} {str(s.get('owner', ''))[:owner_w]:<{owner_w}} {notes}",
                 )
             ]
         )
@@ -445,7 +459,8 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             ]
         )
     lines.append(rule(width, theme))
-    lines.append([("", " " + theme.sep.join(["create [preset] [seats]", "join T", "watch T", "list", "help", "quit"]))])
+    words = ["create [preset] [seats]", "join T", "watch T", "list", "help", "quit"]
+    lines += wrap([("", " " + theme.sep.join(words))], width, indent=1)
     return lines
 
 

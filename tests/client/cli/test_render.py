@@ -272,3 +272,20 @@ def test_a_stand_in_shows_at_its_seat() -> None:
     m = reduce(m, TableUpdate(table=1, summary=s))
     carol = next(t for t in plain_lines(render_screen(m, width=100, height=30)) if "carol" in t)
     assert "greedy-4 plays" in carol
+
+
+def test_the_lobby_at_60_columns_keeps_the_owner_and_the_notes() -> None:
+    """Narrow terminals get narrower names and no bot count, so that who owns a table and
+    whether it has a password stay on screen; at 80 columns every column is there."""
+    from protocol.messages import Tables
+
+    m = Model(name="bob", connection="connected", server="127.0.0.1:7433")
+    first, second = summary(1, ["alice", "greedy-1", None]), summary(2, ["carol", None])
+    second["name"], second["password"] = "Friday night", True
+    m = reduce(m, Tables(id=1, tables=[first, second]))
+    narrow = plain_lines(render_screen(m, width=60, height=12))
+    assert all(len(line) <= 60 for line in narrow)
+    row = next(line for line in narrow if line.startswith("   2"))
+    assert row.split()[-2:] == ["alice", "password"] and "Friday nig" in row
+    wide = plain_lines(render_screen(m, width=80, height=12))
+    assert "bots" in wide[1] and "Friday night" in next(line for line in wide if line.startswith("   2"))
