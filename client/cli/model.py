@@ -45,7 +45,7 @@ from protocol.messages import (
     Watching,
     Welcome,
 )
-from protocol.payloads import GameResult, TableSummary, Tally, View
+from protocol.payloads import TABLE_EVENT_KINDS, GameResult, TableSummary, Tally, View
 
 log = logging.getLogger(__name__)
 
@@ -490,8 +490,9 @@ def _state(model: Model, msg: State, now: float) -> Model:
         m = dataclasses.replace(m, selected=frozenset(), cursor=min(m.cursor, max(len(selectables(m)) - 1, 0)))
     lines = [FeedLine(kind, parts) for kind, parts in describe_events(list(msg.events), m.names(), me=m.seat)]
     new_game = any(ev["kind"] == "game_start" for ev in msg.events)
+    # The last play: of the game's own events, not the table's (a "back", a timeout notice alone).
     plays = [line for line in lines if line.kind == "event"]
-    if plays:
+    if plays and any(ev["kind"] not in TABLE_EVENT_KINDS for ev in msg.events):
         m = dataclasses.replace(m, last_play=plays[-1])
     elif new_game:
         m = dataclasses.replace(m, last_play=None)

@@ -454,6 +454,10 @@ def test_the_history_keeps_the_whole_game_and_the_log_scrolls() -> None:
     assert page[0].startswith(" History of game 1 (41 lines)") and "carol: nice" in page[-1]
     top = plain_lines(render_screen(scroll_by(h, 1000, len(h.history) - 1), width=60, height=18))
     assert top[1].startswith(" Game 1 is dealt")
+    # A table's own event (a player back) is logged, but is not a play.
+    players = [player(i, n, hand=3, up=[[], [], []]) for i, n in enumerate(["alice", "greedy-1", "carol", "dave"])]
+    back = reduce(m, state(view(players, hand=["4c"], legal=[]), seq=41, game=2, events=[{"kind": "back", "seat": 2}]))
+    assert back.last_play == m.last_play and len(back.history) == len(m.history) + 1
     # A new game starts the history afresh.
     again = reduce(m, _played(50, 1, "9s", start=True))
     assert len(again.history) == 2
