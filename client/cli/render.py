@@ -186,21 +186,28 @@ def _pick_frags(
     return out
 
 
-def seat_clock(model: Model, seat: int, now: float) -> str:
-    """The clock of ``seat`` as the view's ``clocks`` gave it, counted down since the view
-    arrived: "23s left", "23s left, bank 10s"; "clock paused" while disconnected (nothing is
-    counted down that we cannot hear the end of); "" when the seat has no clock running."""
+def seconds_left(model: Model, seat: int, now: float) -> tuple[int, float] | None:
+    """Whole seconds ``seat`` has left and its bank, as the view's ``clocks`` gave them, counted
+    down since the view arrived; None when its clock is not running or we are disconnected
+    (nothing is counted down that we cannot hear the end of)."""
     view, at = model.view, model.view_at
-    if view is None or at is None:
-        return ""
+    if view is None or at is None or model.connection != "connected":
+        return None
     for clock in view.get("clocks") or ():
         if clock["seat"] == seat:
-            if model.connection != "connected":
-                return "clock paused"
-            left = max(0, math.ceil(clock["left"] - (now - at)))
-            bank = clock["bank"]
-            return f"{left}s left" + (f", bank {math.ceil(bank)}s" if bank > 0 else "")
-    return ""
+            return max(0, math.ceil(clock["left"] - (now - at))), clock["bank"]
+    return None
+
+
+def seat_clock(model: Model, seat: int, now: float) -> str:
+    """The clock of ``seat`` in words: "23s left", "23s left, bank 10s"; "clock paused" while
+    disconnected; "" when the seat has no clock running."""
+    running = seconds_left(model, seat, now)
+    if running is None:
+        has_clock = model.view is not None and any(c["seat"] == seat for c in model.view.get("clocks") or ())
+        return "clock paused" if has_clock and model.connection != "connected" else ""
+    left, bank = running
+    return f"{left}s left" + (f", bank {math.ceil(bank)}s" if bank > 0 else "")
 
 
 def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, theme: Theme) -> list[Line]:

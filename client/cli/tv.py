@@ -10,14 +10,13 @@ screens (:func:`client.cli.render.render_screen`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from client.cli.draw import Line, Theme, card_frag, fit, header, rule, wrap
 from client.cli.history import feed_line
 from client.cli.model import Model
-from client.cli.render import render_screen, seat_clock
+from client.cli.render import render_screen, seat_clock, seconds_left
 from client.cli.words import ordinal, to_beat_words
 
 __all__ = ["big", "tv_screen"]
@@ -124,11 +123,10 @@ def tv_screen(
     if len(clocks) == 1:
         seat = clocks[0]["seat"]
         text = seat_clock(model, seat, now)
-        who = f"{model.names()(seat)} to play"
-        if text.endswith("left") or ", bank" in text:
-            left = max(0, math.ceil(clocks[0]["left"] - (now - (model.view_at or now))))
-            clock_rows = big(str(left), theme)
-        who += f" ({text})" if text else ""
+        who = f"{model.names()(seat)} to play" + (f" ({text})" if text else "")
+        running = seconds_left(model, seat, now)
+        if running is not None:
+            clock_rows = big(str(running[0]), theme)
     for card_row, clock_row in zip(card_rows, clock_rows, strict=True):
         lines.append([("", "  "), (card_style, f"{card_row:<24}"), ("", "      "), ("bold", clock_row)])
     beat = to_beat_words(view.get("to_beat"))

@@ -89,7 +89,6 @@ def test_head_to_head_is_antisymmetric() -> None:
     assert len(format_head_to_head(NAMES, h2h)) == 4
 
 
-
 def test_the_standings_fit_80_columns() -> None:
     """Long names, six-digit game counts, wide intervals: every line still fits 80 columns, and
     each row keeps its figures (the name is cut, not the numbers)."""
