@@ -260,7 +260,8 @@ def _fast_state(d: dict[str, Any]) -> State | None:
     table, seq, game, view, events = d.get("table"), d.get("seq"), d.get("game"), d.get("view"), d.get("events")
     deadline = d.get("deadline")
     if not (
-        type(table) is int
+        d.get("type") == "state"
+        and type(table) is int
         and type(seq) is int
         and type(game) is int
         and type(view) is dict

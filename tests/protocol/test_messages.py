@@ -427,6 +427,7 @@ def _decode_s2c_or_none(d: Any) -> Any:
 
 @settings(max_examples=400, deadline=None)
 @example(table=1, seq=2, game=3, view={"a": 1}, events=[{"b": 2}], deadline=-0.0, extra={})
+@example(table=0, seq=0, game=0, view={}, events=[], deadline=None, extra={"type": None})  # found by CI
 @example(table=1, seq=2, game=3, view={"a": 1}, events=[], deadline=2, extra={})
 @example(table=1, seq=2, game=3, view={"a": 1}, events=[], deadline=float("inf"), extra={})
 @given(
