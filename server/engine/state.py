@@ -370,12 +370,14 @@ class GameState:
         return True
 
     def _may_draw(self, s: int, plays: list[Action]) -> bool:
-        """``draw_before_play``: may draw only if the hand was not above ``refill_to`` at the
-        start of the turn, and a play leaving at most ``refill_to`` cards would still exist."""
+        """``draw_before_play``: may draw if the hand was not above ``refill_to`` at the start of
+        the turn, and a play could then bring it back to ``refill_to``: the hand holds at most
+        ``refill_to`` now (after the draw one card is enough, and the drawn card itself may be
+        it, so no play need exist yet), or a play of the cards needed exists already."""
         if self.turn_hand > self._refill:
             return False
         need = self.hand_n[s] + 1 - self._refill
-        return any(len(a[1]) >= need for a in plays)
+        return need <= 1 or any(len(a[1]) >= need for a in plays)
 
 
 def grouped(cards: list[int]) -> dict[int, tuple[int, ...]]:

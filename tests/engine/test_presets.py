@@ -527,3 +527,37 @@ def test_linz_seven_lower_allows_eight_and_ten() -> None:
     assert refused(g, "take") == IllegalReason.MUST_PLAY
     r = make_rules("linz")
     assert (r.refill_to, r.draw_before_play, r.faceup_fail, r.jokers, r.burn_count) == (5, True, "leave", 0, 4)
+
+
+# ----------------------------------------------------------------------------- draw_before_play
+
+
+@pytest.mark.parametrize("preset", ["wikibooks", "linz"])
+def test_draw_before_play_with_exactly_refill_to_cards_and_nothing_to_play(preset: str) -> None:
+    """draw_before_play (wikibooks, linz): a hand of exactly ``refill_to`` cards may draw even
+    when none of them can be played: the drawn card may be the play that brings the hand back
+    to ``refill_to``. A drawn card that does not help leaves the pick-up, and no second draw.
+    (The preset's rules, dealt as in classic so that the test gives every hand.)"""
+    refill = make_rules(preset).refill_to
+    starter = " ".join(["3h", "Kd", *"Qd Qh Qs".split()][:refill])
+    stuck = " ".join("4c 5c 6c 9c Jc".split()[:refill])  # nothing that goes on a king
+    for drawn, after in (("Ah", {"play Ah"}), ("6h", {"take"})):  # (no voluntary pick-up in either)
+        g = table(
+            preset,
+            {"deal_style": "classic", "hand": refill, "decks": 1},
+            hands={1: starter, 0: stuck},
+            up={1: "7h 7d 7s", 0: "Kh Ks Kc"},
+            stock=f"5s {drawn} 3s",
+        )
+        while g.phase == "announce":  # wikibooks: nobody announces an opening card
+            act(g, "pass")
+        assert g.current == 1  # the 3h
+        act(g, "play Kd")  # seat 1 draws the 5s
+        assert g.current == 0 and len(g.hand(0)) == refill
+        assert "draw" in legal_texts(g)  # refused before: no play existed yet
+        assert act(g, "draw") == [("drew", 0, 1)]
+        assert drawn in names(g.hand(0)) and len(g.hand(0)) == refill + 1
+        assert legal_texts(g) == after
+        if drawn == "Ah":
+            act(g, "play Ah")
+            assert len(g.hand(0)) == refill
