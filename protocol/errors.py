@@ -71,6 +71,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "UNKNOWN_GAME"
     UNKNOWN_BOT = "UNKNOWN_BOT"
     UNKNOWN_TOURNAMENT = "UNKNOWN_TOURNAMENT"
+    BAD_TOURNAMENT = "BAD_TOURNAMENT"
     NOT_INVITED = "NOT_INVITED"
     # Server side.
     SHUTTING_DOWN = "SHUTTING_DOWN"
@@ -195,6 +196,11 @@ ERROR_HELP: dict[ErrorCode, str] = {
         "it knows. Pick one of those."
     ),
     ErrorCode.UNKNOWN_TOURNAMENT: ("No tournament has this id. list_tournaments shows them."),
+    ErrorCode.BAD_TOURNAMENT: (
+        "create_tournament's settings do not make a tournament: an unknown schedule, participant "
+        "names given twice, a done_ranges pair whose first number is above its last. The message "
+        "says which. Fix the request."
+    ),
     ErrorCode.NOT_INVITED: (
         "You may not register for this tournament: it names its participants and you are not "
         "one of them, or you are a guest (register with a bot account)."

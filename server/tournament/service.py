@@ -135,7 +135,7 @@ class TournamentService:
 
     def create(self, s: Session, msg: CreateTournament) -> Reply:
         if msg.schedule not in SCHEDULES:
-            raise TableError(ErrorCode.BAD_MESSAGE, f"schedule must be one of {', '.join(SCHEDULES)}")
+            raise TableError(ErrorCode.BAD_TOURNAMENT, f"schedule must be one of {', '.join(SCHEDULES)}")
         try:
             rules = make_rules(msg.preset, dict(msg.options or {}))
             check_seats(rules, msg.seats)
@@ -154,11 +154,11 @@ class TournamentService:
         if msg.participants is not None:
             expected = tuple(msg.participants) + tuple(bot_names)
             if len(set(expected)) != len(expected):
-                raise TableError(ErrorCode.BAD_MESSAGE, "participant names must be distinct")
+                raise TableError(ErrorCode.BAD_TOURNAMENT, "participant names must be distinct")
         try:
             done = merge(msg.done or (), msg.done_ranges or ())
         except ValueError as exc:
-            raise TableError(ErrorCode.BAD_MESSAGE, f"done_ranges: {exc}") from None
+            raise TableError(ErrorCode.BAD_TOURNAMENT, f"done_ranges: {exc}") from None
         settings = Settings(
             name=msg.name,
             preset=msg.preset,

@@ -81,10 +81,22 @@ async def test_a_tournament_resumed_with_ranges_plays_only_the_rest(make_app: An
     assert all(row["games"] == 3 for row in over["info"]["standings"])  # the games played here
 
 
-async def test_a_range_the_wrong_way_round_is_refused(make_app: Any) -> None:
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"done_ranges": [[3, 1]]}, "done_ranges"),
+        ({"schedule": "swiss"}, "schedule must be one of"),
+        ({"participants": ["ann", "ann"]}, "distinct"),
+    ],
+)
+async def test_settings_that_make_no_tournament_are_refused_and_the_connection_stays(
+    make_app: Any, settings: dict[str, Any], said: str
+) -> None:
+    """Semantic errors of create_tournament are BAD_TOURNAMENT refusals like any other
+    request's (they were a fatal BAD_MESSAGE that closed the connection)."""
     app: App = await make_app()
     org = await participant(app, "org")
-    reply = await org.request(
-        {"type": "create_tournament", "name": "x", "preset": "classic", "seats": 2, "games": 4, "done_ranges": [[3, 1]]}
-    )
-    assert reply["type"] == "error" and reply["code"] == "BAD_MESSAGE" and "done_ranges" in reply["message"]
+    base = {"type": "create_tournament", "name": "x", "preset": "classic", "seats": 2, "games": 4}
+    reply = await org.request(base | settings)
+    assert reply["type"] == "error" and reply["code"] == "BAD_TOURNAMENT" and said in reply["message"]
+    assert (await org.request({"type": "list_tournaments"}))["type"] == "tournaments"  # still connected
