@@ -179,8 +179,8 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " naming the option and its allowed values. Fix the request."
     ),
     ErrorCode.STALE_SEQ: (
-        "What this seat may do changed (or it acted) after the state whose seq act carried."
-        " Wait for the newest state (or resume) and decide again."
+        "What this seat may do changed (or it acted) after the state whose seq act carried, or"
+        " that seq is newer than any state sent. Wait for the newest state (or resume) and decide again."
     ),
     ErrorCode.ILLEGAL_ACTION: (
         "The rules refused the action; reason is the engine's stable code (NOT_YOUR_TURN,"

@@ -218,7 +218,13 @@ class View(TypedDict):
     result: Annotated[Outcome | None, "null until the game is over, then how it ended."]
     seat: Annotated[int | None, "Whose view this is (null: a spectator)."]
     hand: Annotated[list[str] | None, "Your hand cards, sorted by rank (null for spectators)."]
-    legal: Annotated[list[str], "**Every** action you may send now, as action texts (empty when you may not act)."]
+    legal: Annotated[
+        list[str],
+        "**Every** action you may send now, as action texts (empty when you may not act). In a stable"
+        " order: plays by face rank, 2 lowest to A (jokers after; the powers of 2 and 10 do not move"
+        " them), within a rank fewer cards first and suits in the order c, d, h, s; then the other"
+        " actions (`take` last). In setup `ready` comes first, when allowed.",
+    ]
     clocks: NotRequired[
         Annotated[
             list[Clock],

@@ -217,7 +217,9 @@ class GameState:
                 # Hot path (_legal_play inlined): every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
                 acts = []
-                for r, ps in self.plays[seat].items():
+                # By rank (PROTOCOL.md's order of view.legal): a hand's dict holds its ranks in
+                # the order they came, so it is sorted here, once per position.
+                for r, ps in sorted(self.plays[seat].items()):
                     if beats[r]:
                         acts += ps
                 if self.pile and (self._voluntary or not acts):
@@ -260,7 +262,7 @@ class GameState:
             else:
                 # The common case: every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
-                acts = [a for r, ps in self.plays[s].items() if beats[r] for a in ps]
+                acts = [a for r, ps in sorted(self.plays[s].items()) if beats[r] for a in ps]
             if self._runs_on:
                 self._run_plays(self.hand(s), min_len, acts)
             plays = len(acts)
@@ -301,7 +303,7 @@ class GameState:
         forced = self.forced
         need = self.last_len if self._match and self.last_len > 1 else 0
         free = self.pw.free_count
-        for r, grp in groups.items():
+        for r, grp in sorted(groups.items()):  # by rank (the order of view.legal)
             if beats[r] and (forced < 0 or RANK[forced] == r):
                 lo = need if need and not free[r] else 1
                 if min_len > lo:

@@ -749,3 +749,28 @@ def test_type_confused_actions_refused() -> None:
             except Exception as exc:  # noqa: BLE001 - any other exception is the bug
                 failures.append(f"{odd!r} raised {type(exc).__name__}: {exc}; state changed: {snapshot(g2) != snap}")
     assert not failures, "; ".join(failures)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_legal_actions_come_in_the_documented_order(preset: str) -> None:
+    """PROTOCOL.md (view.legal): plays by face rank (2 lowest, jokers last), within a rank
+    fewer cards first, then suit order; take last; in setup ready first. Checked at every position of random
+    games of every preset."""
+    from server.engine.actions import PLAY, READY, TAKE
+    from server.engine.cards import RANK
+
+    rng = random.Random(f"order:{preset}")
+    rules = make_rules(preset)
+    for _ in range(4):
+        game = Game.new(rules, rules.min_players + 1, rng=rng)
+        while not game.is_over():
+            seat = game.to_act()[0]
+            legal = game.legal_actions(seat)
+            plays = [(RANK[a[1][0]], len(a[1]), a[1]) for a in legal if a[0] == PLAY]
+            assert plays == sorted(plays), (preset, legal)
+            kinds = [a[0] for a in legal]
+            if TAKE in kinds:
+                assert kinds[-1] == TAKE, (preset, legal)
+            if READY in kinds:
+                assert kinds[0] == READY, (preset, legal)
+            game.apply(seat, rng.choice(legal))
