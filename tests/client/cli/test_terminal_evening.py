@@ -54,12 +54,33 @@ async def until_turn_of(app: App, terminal: Terminal, bob: TestClient, table: in
 
 
 async def alice_plays(app: App, terminal: Terminal, table: int) -> None:
-    """Alice types her first legal action once her screen shows her turn."""
-    await until(terminal.changes, lambda: "Your turn." in terminal.screen(), what="alice's turn on her screen")
+    """Alice types her first legal action once her screen shows her turn in the server's
+    position. "Your turn." alone can be the screen of her previous turn (after a burn she plays
+    again), and a play typed on it is refused as too late: the pile and her hand on screen must
+    match the server's too, and a play refused as too late is typed again."""
     game = game_of(app, table)
+
+    def current() -> bool:
+        screen = terminal.screen()
+        return (
+            "Your turn." in screen
+            and f"Pile ({len(game.pile)})" in screen
+            and f"Your hand ({len(game.hand(ALICE))})" in screen
+        )
+
     before = len(game.history)
-    terminal.keys(format_action(game.legal_actions(ALICE)[0]), "Enter")
-    await until(terminal.changes, lambda: len(game.history) > before, what="alice's play")
+    for _ in range(3):
+        await until(terminal.changes, current, what="alice's turn on her screen")
+        late = terminal.screen().count("Too late")
+        terminal.keys(format_action(game.legal_actions(ALICE)[0]), "Enter")
+        await until(
+            terminal.changes,
+            lambda n=late: len(game.history) > before or terminal.screen().count("Too late") > n,
+            what="alice's play",
+        )
+        if len(game.history) > before:
+            return
+    raise AssertionError("alice's play was refused as too late three times")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
