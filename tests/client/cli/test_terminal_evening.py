@@ -56,28 +56,31 @@ async def until_turn_of(app: App, terminal: Terminal, bob: TestClient, table: in
 async def alice_plays(app: App, terminal: Terminal, table: int) -> None:
     """Alice types her first legal action once her screen shows her turn in the server's
     position. "Your turn." alone can be the screen of her previous turn (after a burn she plays
-    again), and a play typed on it is refused as too late: the pile and her hand on screen must
-    match the server's too, and a play refused as too late is typed again."""
+    again): a play typed on it is refused by the client (not among the legal plays it knows)
+    or by the server (too late). So the screen must list the server's first legal action first,
+    and a play refused as too late is typed again."""
     game = game_of(app, table)
 
     def current() -> bool:
         screen = terminal.screen()
-        return (
-            "Your turn." in screen
-            and f"Pile ({len(game.pile)})" in screen
-            and f"Your hand ({len(game.hand(ALICE))})" in screen
-        )
+        return "Your turn." in screen and f"Legal: {format_action(game.legal_actions(ALICE)[0])}" in screen
 
     before = len(game.history)
     for _ in range(3):
         await until(terminal.changes, current, what="alice's turn on her screen")
         late = terminal.screen().count("Too late")
         terminal.keys(format_action(game.legal_actions(ALICE)[0]), "Enter")
-        await until(
-            terminal.changes,
-            lambda n=late: len(game.history) > before or terminal.screen().count("Too late") > n,
-            what="alice's play",
-        )
+        try:
+            await until(
+                terminal.changes,
+                lambda n=late: len(game.history) > before or terminal.screen().count("Too late") > n,
+                what="alice's play",
+            )
+        except AssertionError as exc:
+            legal = [format_action(a) for a in game.legal_actions(ALICE)]
+            raise AssertionError(
+                f"{exc}; to act {game.to_act()}, legal {legal}; screen:\n{terminal.screen()}"
+            ) from None
         if len(game.history) > before:
             return
     raise AssertionError("alice's play was refused as too late three times")
