@@ -31,7 +31,8 @@ def time_left(deadline: float, now: float) -> float:
 
 def clocks(to_act: Sequence[int], seats: Sequence[Seat | None], turn_ends: float, now: float) -> list[Clock]:
     """The view's ``clocks``: each seat to act, its time left (``turn_ends`` and then its bank,
-    as :func:`time_left` gives its own ``deadline``) and its bank, the same for every recipient."""
+    by :func:`time_left`) and its bank, the same for every recipient; a seat's own
+    ``deadline`` is its entry here."""
     out: list[Clock] = []
     for i in sorted(to_act):
         s = seats[i]
@@ -85,10 +86,9 @@ class StateBuilder:
         before its bank."""
         view = public_view(game, players=[p.value for p in self.players(game, seats)])
         view.update(seat_part(game, seat))
-        to_act = game.to_act()
-        view["clocks"] = clocks(to_act, seats, turn_ends, now)
-        own = seats[seat] if seat is not None and seat in to_act else None
-        deadline = time_left(turn_ends + own.bank, now) if own is not None else None
+        running = view["clocks"] = clocks(game.to_act(), seats, turn_ends, now)
+        # A seat's own deadline is its entry of the clocks everyone sees.
+        deadline = next((c["left"] for c in running if c["seat"] == seat), None)
         # The engine builds the view as a plain dict (it may not import protocol/); its shape is
         # the protocol's View (tests/protocol check the engine's output against it).
         return State(
@@ -124,7 +124,9 @@ class StateBuilder:
         public = public_view(game, players=[])
         del public["players"]  # shared separately, entry by entry
         to_act = game.to_act()
-        public["clocks"] = clocks(to_act, seats, turn_ends, now)
+        running = public["clocks"] = clocks(to_act, seats, turn_ends, now)
+        # A seat's own deadline is its entry of the clocks everyone sees (computed once).
+        left = {c["seat"]: c["left"] for c in running}
         change = StateChange(
             {"type": State.TYPE, "table": self.table_id, "seq": seq, "game": game_id, "events": events},
             public,
@@ -149,8 +151,7 @@ class StateBuilder:
                 part = s.part = SeatPart(own_part)
                 s.part_key = key
                 s.sent = (own_part["legal"], legal)
-            # (time_left, inlined: this runs once per seat per action)
-            own = {"deadline": max(0.0, round(turn_ends + s.bank - now, 3))} if i in to_act else {}
+            own = {"deadline": left[i]} if i in left else {}
             out.append((s.session, StateOut(change, own, part)))
         if watchers:
             item = StateOut(change, {}, _WATCHER_PART)

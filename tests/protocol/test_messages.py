@@ -372,9 +372,9 @@ _act_values = st.one_of(
 )
 
 
-def _decode_or_none(d: Any) -> Any:
+def _decode_or_none(d: Any, direction: str = "c2s") -> Any:
     try:
-        return decode_message(d, "c2s")
+        return decode_message(d, direction)
     except RemoteProtocolError:
         return None
 
@@ -418,13 +418,6 @@ _keys = st.one_of(st.text(max_size=3), st.binary(max_size=2), st.integers(0, 3))
 _maps = st.dictionaries(_keys, _act_values, max_size=3)
 
 
-def _decode_s2c_or_none(d: Any) -> Any:
-    try:
-        return decode_message(d, "s2c")
-    except RemoteProtocolError:
-        return None
-
-
 @settings(max_examples=400, deadline=None)
 @example(table=1, seq=2, game=3, view={"a": 1}, events=[{"b": 2}], deadline=-0.0, extra={})
 @example(table=0, seq=0, game=0, view={}, events=[], deadline=None, extra={"type": None})  # found by CI
@@ -452,11 +445,11 @@ def test_the_fast_state_path_agrees_with_the_generic_checks(
     if deadline is not None:
         d["deadline"] = deadline
     d.update(extra)
-    generic = _decode_s2c_or_none(MappingProxyType(d))  # not a dict: the generic path only
+    generic = _decode_or_none(MappingProxyType(d), "s2c")  # not a dict: the generic path only
     fast = _fast_state(d)
     if fast is not None:
         assert fast == generic
-    assert _decode_s2c_or_none(d) == generic
+    assert _decode_or_none(d, "s2c") == generic
 
 
 def test_the_fast_state_path_takes_the_common_state() -> None:
@@ -469,4 +462,4 @@ def test_the_fast_state_path_takes_the_common_state() -> None:
     assert _fast_state(d) == State(table=1, seq=9, game=2, view=view, events=({"type": "deal"},), deadline=4.5)
     bad = dict(d, events=[{b"type": "deal"}])
     assert _fast_state(bad) is None
-    assert _decode_s2c_or_none(bad) is None
+    assert _decode_or_none(bad, "s2c") is None
