@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from client.bots import bot_names
+from client.programs import PLACEHOLDERS, command_argv
 from client.tournament.organiser import (
     NAME_RE,
     Entrant,
@@ -94,6 +95,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         name, sep, command = spec.partition("=")
         if not sep or not command.strip():
             raise ValueError(f"--engine needs NAME=COMMAND, got {spec!r}")
+        command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
         entrants.append(Entrant(name.strip(), "engine", command=command.strip()))
     entrants += [Entrant(name, "account") for name in args.account]
     entrants = unique_names(entrants)

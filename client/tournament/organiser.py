@@ -36,11 +36,8 @@ import logging
 import random
 import re
 import secrets
-import shlex
-import subprocess
-import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +45,7 @@ from typing import Any, TypeVar
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
 from client.hosting import LoginOptions, connect_bot
+from client.programs import BotProgram, LocalServer, command_argv
 from client.record_files import SUFFIX as RECORD_SUFFIX
 from client.record_files import save_record
 from client.sdk import Client, ServerError
@@ -153,97 +151,6 @@ def unique_names(entrants: list[Entrant]) -> list[Entrant]:
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 
 
-# --------------------------------------------------------------------------- the server
-
-
-class LocalServer:
-    """A ``shithead-server`` child process on 127.0.0.1 with its database in the output dir."""
-
-    def __init__(self, db: Path, log_path: Path) -> None:
-        self.log_fh = log_path.open("a", encoding="utf-8")
-        cmd = [
-            sys.executable,
-            "-m",
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--log-level",
-            "WARNING",
-            "--no-advertise",  # the tournament's own server: nobody else is to find it
-        ]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        m = re.search(r":(\d+)\b", line)
-        if not m:
-            self.stop()
-            raise RuntimeError(f"the server did not start (see {log_path}): {line.strip()!r}")
-        self.port = int(m.group(1))
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log_fh.close()
-
-
-# --------------------------------------------------------------------------- engines
-
-
-class Engine:
-    """A participant program: started, restarted after a crash (counted), stopped at the end.
-
-    A program that exits while its tournament is still running has crashed. One that exits
-    because the tournament is over (a player ends its run on ``tournament_over``) has not, even
-    when its exit is seen before the organiser has read that message: ``tournament_over`` asks
-    the server, and a program that ends with the tournament is neither counted nor restarted."""
-
-    def __init__(
-        self,
-        entrant: Entrant,
-        fields: dict[str, Any],
-        log_dir: Path,
-        tournament_over: Callable[[], Awaitable[bool]],
-    ) -> None:
-        assert entrant.command is not None
-        self.entrant = entrant
-        self.argv = [
-            part.format(**fields, name=entrant.name, password=entrant.password) for part in shlex.split(entrant.command)
-        ]
-        self.log_path = log_dir / f"{entrant.name}.log"
-        self.tournament_over = tournament_over
-        self.crashes = 0
-        self.proc: asyncio.subprocess.Process | None = None
-        self.stopping = False
-
-    async def keep_running(self) -> None:
-        while not self.stopping:
-            with self.log_path.open("a", encoding="utf-8") as fh:
-                self.proc = await asyncio.create_subprocess_exec(*self.argv, stdout=fh, stderr=fh)
-                code = await self.proc.wait()
-            if self.stopping or await self.tournament_over():
-                return
-            self.crashes += 1
-            log.warning("participant %s exited with %s (crash %d): restarting", self.entrant.name, code, self.crashes)
-            await asyncio.sleep(min(5.0, 0.2 * self.crashes))
-
-    async def stop(self) -> None:
-        self.stopping = True
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.terminate()
-            try:
-                await asyncio.wait_for(self.proc.wait(), 10)
-            except TimeoutError:
-                self.proc.kill()
-
-
 # --------------------------------------------------------------------------- the run
 
 
@@ -285,7 +192,7 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
     else:
         host, _, port_text = server.rpartition(":")
         host, port = host or "127.0.0.1", int(port_text)
-    engines: list[Engine] = []
+    engines: list[BotProgram] = []
     players: list[asyncio.Task[Any]] = []
     clients: list[Client] = []
     results = ResultsFile(results_path)
@@ -334,7 +241,13 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 )
                 players.append(asyncio.create_task(player.run()))
             elif e.kind == "engine":
-                eng = Engine(e, fields, out, lambda: _finished(org, tid))
+                assert e.command is not None
+                eng = BotProgram(
+                    command_argv(e.command, fields | {"name": e.name, "password": e.password}),
+                    out / f"{e.name}.log",
+                    lambda: _finished(org, tid),
+                    name=e.name,
+                )
                 engines.append(eng)
                 players.append(asyncio.create_task(eng.keep_running()))
         await _wait_for_registrations(org, tid, plan, progress)
@@ -375,10 +288,10 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 break
             elif isinstance(msg, Closed):
                 raise ConnectionError(f"lost the server: {msg.reason}")
-        crashes = {eng.entrant.name: eng.crashes for eng in engines if eng.crashes}
+        crashes = {eng.name: eng.crash_count for eng in engines if eng.crashes}
         if crashes:
             progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
-        meta = plan.meta() | {"crashes": {eng.entrant.name: eng.crashes for eng in engines}}
+        meta = plan.meta() | {"crashes": {eng.name: eng.crash_count for eng in engines}}
         write_standings_json(out / "standings.json", figures, meta)
         return figures
     finally:

@@ -13,7 +13,8 @@ import pytest
 
 from client.cli.replay import Replay
 from client.tournament.__main__ import main, make_plan, parse_args
-from client.tournament.organiser import Engine, Entrant, Plan, Progress, run
+from client.programs import BotProgram
+from client.tournament.organiser import Entrant, Plan, Progress, run
 from client.tournament.results import read_results
 from server.tournament.standings import RatedGame, standings
 
@@ -165,14 +166,12 @@ async def test_a_program_that_ends_with_the_tournament_is_no_crash(tmp_path: Pat
         asked.append(next(answers))
         return asked[-1]
 
-    engine = Engine(
-        Entrant("quits", "engine", command=f"{sys.executable} {script} {starts}"), {}, tmp_path, tournament_over
-    )
+    engine = BotProgram([sys.executable, str(script), str(starts)], tmp_path / "quits.log", tournament_over)
     async with asyncio.timeout(60):  # against a hang: an engine that restarts for ever
         await engine.keep_running()
     assert asked == [False, True]
     assert starts.read_text().splitlines() == ["started", "started"]
-    assert engine.crashes == 1
+    assert engine.crash_count == 1
 
 
 def test_command_line_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

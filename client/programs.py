@@ -1,0 +1,161 @@
+"""Child processes that the organisers of bot games start: a private server and bot programs.
+
+:class:`LocalServer` is a ``shithead-server`` on 127.0.0.1 with its database in a given file,
+started as a child process (``python -m server``), so that a client-side program never imports
+the server. :class:`BotProgram` is a participant's program (``shithead-tournament --engine``,
+``shithead-bot-check``): started from a command line with placeholders, restarted when it
+crashes (each crash counted, with the exit status and the last lines it wrote), stopped at the
+end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["PLACEHOLDERS", "BotProgram", "Crash", "LocalServer", "command_argv"]
+
+log = logging.getLogger(__name__)
+
+#: The placeholders a bot program's command line may use.
+PLACEHOLDERS = ("host", "port", "tournament", "name", "password")
+
+#: Lines of a crashed program's output kept to explain the crash.
+TAIL_LINES = 15
+
+
+class LocalServer:
+    """A ``shithead-server`` child process on 127.0.0.1, port chosen by the system (:attr:`port`),
+    its database in ``db`` and its log appended to ``log_path``. Not advertised on the LAN.
+    Raises ``RuntimeError`` (naming the log) when it does not start."""
+
+    def __init__(self, db: Path, log_path: Path, extra_args: tuple[str, ...] = ()) -> None:
+        self.log_fh = log_path.open("a", encoding="utf-8")
+        cmd = [
+            sys.executable,
+            "-m",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            "--log-level",
+            "WARNING",
+            "--no-advertise",  # a private server: nobody else is to find it
+            *extra_args,
+        ]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        m = re.search(r":(\d+)\b", line)
+        if not m:
+            self.stop()
+            raise RuntimeError(f"the server did not start (see {log_path}): {line.strip()!r}")
+        self.port = int(m.group(1))
+
+    def stop(self) -> None:
+        """Terminate the server (killed if it has not exited within 30 s)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log_fh.close()
+
+
+def command_argv(command: str, fields: Mapping[str, object]) -> list[str]:
+    """``command`` split as a shell would (no shell runs it) with every ``{placeholder}`` of
+    each word filled from ``fields``. Raises ``ValueError`` for a placeholder not in ``fields``
+    or a command with no words."""
+    words = shlex.split(command)
+    if not words:
+        raise ValueError("the command is empty")
+    try:
+        return [word.format(**fields) for word in words]
+    except (KeyError, IndexError) as exc:
+        raise ValueError(
+            f"unknown placeholder {exc} in {command!r}; known: " + " ".join(f"{{{p}}}" for p in fields)
+        ) from None
+
+
+@dataclass(frozen=True)
+class Crash:
+    """One exit of a program while it was still needed: its exit status and the last lines it
+    wrote (stdout and stderr) in that run."""
+
+    returncode: int
+    tail: tuple[str, ...]
+
+
+class BotProgram:
+    """A participant program: started, restarted after a crash (counted in :attr:`crashes`),
+    stopped at the end. Its stdout and stderr are appended to ``log_path``.
+
+    A program that exits while it is still needed has crashed. One that exits because its work
+    is over (a player ends its run on ``tournament_over``) has not, even when its exit is seen
+    before the organiser has read that message: ``finished()`` is asked, and a program that ends
+    with the tournament is neither counted nor restarted."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        log_path: Path,
+        finished: Callable[[], Awaitable[bool]],
+        *,
+        name: str = "program",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.argv = argv
+        self.name = name
+        self.log_path = log_path
+        self.finished = finished
+        self.env = dict(env) if env is not None else None
+        self.crashes: list[Crash] = []
+        self.proc: asyncio.subprocess.Process | None = None
+        self.stopping = False
+
+    @property
+    def crash_count(self) -> int:
+        return len(self.crashes)
+
+    async def keep_running(self) -> None:
+        """Run the program until :meth:`stop` or until it exits when ``finished()`` is true."""
+        while not self.stopping:
+            start = self.log_path.stat().st_size if self.log_path.exists() else 0
+            with self.log_path.open("a", encoding="utf-8") as fh:
+                self.proc = await asyncio.create_subprocess_exec(*self.argv, stdout=fh, stderr=fh, env=self.env)
+                code = await self.proc.wait()
+            if self.stopping or await self.finished():
+                return
+            self.crashes.append(Crash(code, self._tail(start)))
+            n = len(self.crashes)
+            log.warning("participant %s exited with %s (crash %d): restarting", self.name, code, n)
+            await asyncio.sleep(min(5.0, 0.2 * n))
+
+    def _tail(self, start: int) -> tuple[str, ...]:
+        """The last :data:`TAIL_LINES` lines written since byte ``start`` of the log."""
+        with self.log_path.open("rb") as fh:
+            fh.seek(start)
+            text = fh.read().decode("utf-8", "replace")
+        return tuple(text.splitlines()[-TAIL_LINES:])
+
+    async def stop(self) -> None:
+        """Stop restarting and terminate the program (killed after 10 s)."""
+        self.stopping = True
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
