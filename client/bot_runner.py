@@ -25,7 +25,7 @@ class and attribute (``match`` on the class, then ``msg.view``, ``msg.result``..
   action. ``RATE_LIMITED`` (after the SDK's own retries) and ``STORAGE_FAILED`` (the server
   cannot write its database for now) wait ``retry_after`` and decide again on the newest state.
 * ``game_over``: ``bot.on_game_over(result, tally)``; when ``games`` games have ended the
-  runner leaves the table and returns.
+  runner leaves the table (unless told not to: a tournament's table closes by itself) and returns.
 * ``table_update``: a runner that starts games (it created the table) sends ``start`` when every
   seat is taken and no game runs, until it has started ``games`` games.
 * ``reconnected``: the newest state is decided on, if it was not yet (states that came while
@@ -109,8 +109,12 @@ class BotRunner:
         games: int | None = None,
         start_games: bool = False,
         think_in_thread: bool = False,
+        leave_at_end: bool = True,
     ) -> None:
         self.bot = bot
+        #: Leave the table when ``games`` have ended. False at a tournament's table, which the
+        #: server closes itself when its one game ends (a ``leave`` then finds no table).
+        self.leave_at_end = leave_at_end
         self.client = client
         self.games = games
         self.start_games = start_games
@@ -156,7 +160,7 @@ class BotRunner:
                 await self._read(stream, table)
         else:
             await self._read(stream, table)
-        if self.games is not None and self.stats.games >= self.games:
+        if self.leave_at_end and self.games is not None and self.stats.games >= self.games:
             try:
                 await self.client.leave(table)
             except (ServerError, ConnectionLost) as exc:

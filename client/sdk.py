@@ -421,6 +421,11 @@ class Client:
         pending = await self._request_pending(cls, fields, table if isinstance(table, int) else None)
         return pending.future.result()
 
+    async def ask(self, cls: type[Message], answer: type[_A], **fields: object) -> _A:
+        """:meth:`request`, with its answer checked to be an ``answer``: anything else is the
+        server's fault, raised as ``RemoteProtocolError`` (``BAD_MESSAGE``)."""
+        return _expect(await self.request(cls, **fields), answer)
+
     async def _request_pending(
         self, cls: type[Message], fields: Mapping[str, object], table: int | None, *, internal: bool = False
     ) -> Pending:

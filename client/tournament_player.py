@@ -143,7 +143,10 @@ class TournamentPlayer:
             return  # seated again after a reconnect: its runner carries on
         self.stats.tables += 1
         feed = self._feeds[table] = _Feed()
-        runner = BotRunner(self.make_bot(msg.game), self.client, games=1, think_in_thread=self.think_in_thread)
+        # The server closes a tournament's table when its game ends: nothing to leave.
+        runner = BotRunner(
+            self.make_bot(msg.game), self.client, games=1, think_in_thread=self.think_in_thread, leave_at_end=False
+        )
         runner.attach(table, msg.seat)
         task = self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
         task.add_done_callback(lambda t: self._table_done(table, t))

@@ -1,5 +1,4 @@
-"""Starter bot: plays its lowest cards (all copies); keeps 2s, 10s and jokers; else the first legal action.
-Run it with shithead-bot's flags:  python docs/starter_bot.py --port 7433 --games 3 [--create]"""
+"""Starter bot: plays low, keeps 2s, 10s, jokers. Run: python docs/starter_bot.py --port 7433 --games 3 [--create]"""
 
 from client.bot import Bot
 from client.runner import main
@@ -13,7 +12,8 @@ class LowestFirst(Bot):
 
     def choose(self, view: View) -> str:
         plays = [a for a in view["legal"] if a.startswith("play ")]  # "play 7h 7d": rank is a[5]
-        return min(plays, key=lambda a: (ORDER.index(a[5]), -len(a))) if plays else view["legal"][0]
+        keep = [a for a in view["legal"] if a == "ready" or a.startswith("place ")]  # setup: cards as dealt, ready
+        return min(plays, key=lambda a: (ORDER.index(a[5]), -len(a))) if plays else max(keep, default=view["legal"][0])
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from client.tournament.organiser import (
     run,
     unique_names,
 )
+from protocol.errors import ProtocolError
 from server.tournament.standings import Row
 
 
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 130
-        except (OSError, ConnectionError, TimeoutError, RuntimeError) as exc:
+        except (OSError, ConnectionError, TimeoutError, RuntimeError, ProtocolError) as exc:
             print(f"shithead-tournament: {exc}", file=sys.stderr)
             return 1
     for line in final_report(plan, results):

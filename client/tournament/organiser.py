@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
@@ -52,10 +52,10 @@ from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from client.tournament.results import ResultsFile, read_results, write_standings_json
 from client.tournament_player import TournamentPlayer
+from protocol.errors import ProtocolError
 from protocol.messages import (
     CreateTournament,
     GetTournament,
-    Message,
     StartTournament,
     TournamentCreated,
     TournamentGame,
@@ -72,7 +72,6 @@ from server.tournament.standings import (
 )
 
 log = logging.getLogger(__name__)
-_A = TypeVar("_A", bound=Message)
 
 
 @dataclass
@@ -200,26 +199,25 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
         org = await Client.connect(host, port, client_name="shithead-tournament")
         clients.append(org)
         await org.login(f"organiser-{secrets.token_hex(3)}", guest=True)
-        tid = _answer(
-            await org.request(
-                CreateTournament,
-                name=out.name[:40] or "tournament",
-                preset=plan.preset,
-                options=plan.options or None,
-                seats=plan.seats,
-                games=plan.games,
-                schedule=plan.schedule,
-                hero=plan.hero,
-                permute=plan.permute,
-                master_seed=plan.master_seed,
-                action_seconds=plan.action_seconds,
-                concurrency=plan.concurrency,
-                participants=plan.names,
-                # As ranges: a long tournament's list of numbers would not fit in one frame.
-                done_ranges=[list(r) for r in merge(done)] or None,
-            ),
+        created = await org.ask(
+            CreateTournament,
             TournamentCreated,
-        ).tournament
+            name=out.name[:40] or "tournament",
+            preset=plan.preset,
+            options=plan.options or None,
+            seats=plan.seats,
+            games=plan.games,
+            schedule=plan.schedule,
+            hero=plan.hero,
+            permute=plan.permute,
+            master_seed=plan.master_seed,
+            action_seconds=plan.action_seconds,
+            concurrency=plan.concurrency,
+            participants=plan.names,
+            # As ranges: a long tournament's list of numbers would not fit in one frame.
+            done_ranges=[list(r) for r in merge(done)] or None,
+        )
+        tid = created.tournament
         del done  # sent: not needed again
         progress.say(
             f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
@@ -329,18 +327,11 @@ async def _finished(org: Client, tid: int) -> bool:
     """Whether the server says tournament ``tid`` is over. Unknown (the question failed) counts
     as not over: a program that exits then is restarted, as after any crash."""
     try:
-        info = _answer(await org.request(GetTournament, tournament=tid), TournamentInfo).info
-    except (ConnectionError, ServerError) as exc:
+        info = (await org.ask(GetTournament, TournamentInfo, tournament=tid)).info
+    except (ConnectionError, ServerError, ProtocolError) as exc:
         log.warning("cannot ask whether tournament %d is over: %s", tid, exc)
         return False
     return info["status"] == "finished"
-
-
-def _answer(msg: Message, cls: type[_A]) -> _A:
-    """``msg`` as the answer class its request must get (anything else is the server's fault)."""
-    if not isinstance(msg, cls):
-        raise ConnectionError(f"the server answered {msg.TYPE}, not {cls.TYPE}")
-    return msg
 
 
 async def _wait_for_registrations(
@@ -350,7 +341,7 @@ async def _wait_for_registrations(
     began = time.monotonic()
     said = False
     while True:
-        info = _answer(await org.request(GetTournament, tournament=tid), TournamentInfo).info
+        info = (await org.ask(GetTournament, TournamentInfo, tournament=tid)).info
         present = {p["name"] for p in info["participants"]}
         missing = [n for n in plan.names if n not in present]
         if not missing:

@@ -1,0 +1,92 @@
+"""The bot check's referee and output scanner, fed frames and text directly (no I/O)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from client.botcheck.output import OutputScanner
+from client.botcheck.referee import Fault, Referee
+
+
+def asking(seq: int, seat: int = 1, events: list[dict[str, object]] | None = None) -> dict[str, object]:
+    """A state asking ``seat`` to act at table 7."""
+    return {
+        "type": "state",
+        "table": 7,
+        "seq": seq,
+        "game": 3,
+        "view": {"seat": seat, "phase": "play", "legal": ["play 4h", "take"]},
+        "events": events or [],
+    }
+
+
+def test_a_refusal_is_shown_with_the_request_it_answers() -> None:
+    ref = Referee("stage")
+    ref.bot_frame(1, {"type": "act", "id": 5, "table": 7, "seq": 2, "action": "play Zz"})
+    ref.bot_frame(1, {"type": "ping", "id": 6})
+    ref.server_frame(1, {"type": "error", "id": 5, "code": "ILLEGAL_ACTION", "message": "not held"})
+    [f] = ref.findings
+    assert f.fault is Fault.ILLEGAL and f.summary == "ILLEGAL_ACTION: not held"
+    assert f.detail[0] == 'sent:     {"type":"act","id":5,"table":7,"seq":2,"action":"play Zz"}'
+    assert '"code":"ILLEGAL_ACTION"' in f.detail[1]
+
+
+def test_stale_answers_are_counted_not_faulted_and_other_errors_are_protocol_errors() -> None:
+    ref = Referee("stage")
+    ref.server_frame(1, {"type": "error", "id": 1, "code": "STALE_SEQ", "message": "stale"})
+    ref.server_frame(1, {"type": "error", "code": "BAD_FRAME", "message": "bad"})
+    assert ref.stale == 1
+    assert [f.fault for f in ref.findings] == [Fault.PROTOCOL]
+
+
+def test_only_the_bots_own_timeouts_count_with_the_state_it_left_unanswered() -> None:
+    ref = Referee("stage")
+    ref.server_frame(1, asking(4))
+    ref.server_frame(1, asking(5, events=[{"kind": "timeout", "seat": 0, "action": "take", "count": 1}]))
+    assert ref.findings == []
+    ref.server_frame(1, asking(6, events=[{"kind": "timeout", "seat": 1, "action": "take", "count": 1}]))
+    [f] = ref.findings
+    assert f.fault is Fault.TIMEOUT and "'take'" in f.summary
+    assert '"seq":5' in f.detail[0]  # the last question before the timeout
+
+
+def test_the_cut_comes_at_the_nth_question_and_a_resume_is_an_act_on_a_later_connection() -> None:
+    ref = Referee("stage", cut_at=2)
+    assert ref.server_frame(1, asking(1)) is False
+    assert ref.server_frame(1, asking(2)) is True
+    assert ref.server_frame(1, asking(3)) is False  # once only
+    ref.bot_frame(1, {"type": "act", "id": 9, "table": 7, "seq": 2, "action": "take"})  # too late: same connection
+    ref.finish()
+    assert [f.fault for f in ref.findings] == [Fault.NO_RESUME]
+
+    back = Referee("stage", cut_at=1)
+    assert back.server_frame(1, asking(1)) is True
+    back.bot_frame(2, {"type": "act", "id": 1, "table": 7, "seq": 1, "action": "take"})
+    back.finish()
+    assert back.findings == [] and back.acted_after_cut
+
+
+def test_the_output_scanner_finds_tracebacks_and_replaced_choices_in_whole_lines(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_text(
+        "ERROR client.bot_runner: bot x: choose() failed; playing 'take'\n"
+        "Traceback (most recent call last):\n"
+        '  File "bot.py", line 3, in choose\n'
+        "    raise KeyError('k')\n"
+        "KeyError: 'k'\n"
+        "WARNING client.bot_runner: bot x chose 'fly', which is not legal; playing 'take'\n"
+        "Traceback (most recent call last):\n"  # not yet a whole block: its end comes later
+        '  File "bot.py", line 3, in cho'
+    )
+    scanner = OutputScanner()
+    first = scanner.read(str(log))
+    assert [a.summary for a in first] == ["KeyError: 'k'", "chose an action not in legal (replaced by the SDK)"]
+    assert first[0].lines[0].startswith("ERROR client.bot_runner")
+    with log.open("a") as fh:
+        fh.write("ose\n    x = 1 / 0\nZeroDivisionError: division by zero\n")
+    assert [a.summary for a in scanner.read(str(log))] == ["ZeroDivisionError: division by zero"]
+    with log.open("a") as fh:  # a program that died on a traceback: its last line ends the file
+        fh.write('Traceback (most recent call last):\n  File "bot.py", line 9, in main\n')
+    assert scanner.read(str(log)) == []
+    [last] = scanner.read(str(log), final=True)
+    assert last.lines[-1] == '  File "bot.py", line 9, in main'
