@@ -4,12 +4,13 @@ fixed size, within bounds, the mask exactly the legal set, and nothing but the s
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 np = pytest.importorskip("numpy")
 
-from client.rl.actions import N_ACTIONS, action_text  # noqa: E402
+from client.rl.actions import BLOCKS, N_ACTIONS, action_text  # noqa: E402
 from client.rl.observe import LAYOUT, MAX_SEATS, OBS_SIZE, action_mask, encode, segment  # noqa: E402
 from server.engine import (  # noqa: E402
     Game,
@@ -20,6 +21,19 @@ from server.engine import (  # noqa: E402
     stack_deck,
     view_for,
 )
+
+
+def test_rl_md_shows_the_tables_of_the_code() -> None:
+    """docs/RL.md's action table and observation table are the code's blocks and segments, row
+    for row, with their offsets."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "RL.md").read_text(encoding="utf-8")
+    for b in BLOCKS:
+        assert f"| `{b.name}` | {b.start}-{b.start + b.size - 1} | {b.size} | {b.description} |" in doc
+    at = 0
+    for s in LAYOUT:
+        assert f"| `{s.name}` | {at} | {s.size} | {s.description} |" in doc
+        at += s.size
+    assert f"Discrete({N_ACTIONS})" in doc and f"Box(0, 1, ({OBS_SIZE},), float32)" in doc
 
 
 def test_the_layout_adds_up() -> None:
