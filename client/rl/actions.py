@@ -166,8 +166,6 @@ _INDEX: dict[str, int] = {text: i for i, text in enumerate(_TEXTS)}
 N_ACTIONS = len(_TEXTS)
 """The size of the action space (4854)."""
 
-assert len(_INDEX) == N_ACTIONS, "two indices share an action text"
-
 
 def action_text(index: int) -> str:
     """The canonical action text of ``index`` (0 <= index < :data:`N_ACTIONS`); raises

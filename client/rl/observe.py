@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -108,12 +109,13 @@ LAYOUT: tuple[Segment, ...] = (
     ),
 )
 
-_OFFSET: dict[str, int] = {}
-_at = 0
-for _seg in LAYOUT:
-    _OFFSET[_seg.name] = _at
-    _at += _seg.size
-OBS_SIZE = _at
+# Each segment's first index: the sizes before it, summed (accumulate yields one sum more than
+# there are segments, the total, which zip drops).
+_OFFSET: dict[str, int] = dict(
+    zip([s.name for s in LAYOUT], accumulate((s.size for s in LAYOUT), initial=0), strict=False)
+)
+_SIZE: dict[str, int] = {s.name: s.size for s in LAYOUT}
+OBS_SIZE = sum(_SIZE.values())
 """The length of every observation vector."""
 
 
@@ -121,8 +123,7 @@ def segment(vector: Vector, name: str) -> Vector:
     """The part of ``vector`` that segment ``name`` of :data:`LAYOUT` occupies (a view, not a
     copy). Raises ``KeyError`` for an unknown name."""
     start = _OFFSET[name]
-    size = next(s.size for s in LAYOUT if s.name == name)
-    return vector[start : start + size]
+    return vector[start : start + _SIZE[name]]
 
 
 def _count(out: Vector, base: int, texts: Sequence[str], scale: float) -> None:

@@ -40,6 +40,18 @@ def test_api_test_passes_for_other_presets(preset: str, players: int) -> None:
     api_test(shithead_v0.env(preset=preset, players=players), num_cycles=100)
 
 
+def test_api_test_passes_through_game_ends() -> None:
+    """api_test on games short enough to end inside it (max_actions 60: capped games), so its
+    checks of the end (every agent terminated, stepping None, leaving) run too."""
+    env = shithead_v0.env(players=3, options={"max_actions": 60})
+    api_test(env, num_cycles=100)
+    env.reset(seed=1)
+    for _agent in env.agent_iter():
+        obs, _, terminated, _, info = env.last()
+        env.step(None if terminated else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agents == [] and info["capped"]
+
+
 @pytest.mark.parametrize("preset", ["classic", "egilsson", "smeghead"])
 def test_seed_test_passes(preset: str) -> None:
     """PettingZoo's seed_test: two environments reset with one seed run alike step by step."""
