@@ -182,7 +182,8 @@ class raw_env(AECEnv[str, ObsType, np.int64]):  # noqa: N801 (PettingZoo's name 
     def observe(self, agent: str) -> Observation:
         """``agent``'s observation and action mask, from its seat's view only."""
         view = self.view(agent)
-        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        over = self.terminations.get(agent, True) or self.truncations.get(agent, True)  # absent: it has left
+        acting = agent == self.agent_selection and not over
         mask = action_mask(view) if acting else np.zeros(N_ACTIONS, dtype=np.int8)
         return {"observation": encode(view), "action_mask": mask}
 
