@@ -370,12 +370,14 @@ class Client:
             await self.request(Leave, table=table)
         except ServerError as exc:
             if exc.code in (ErrorCode.NOT_AT_TABLE, ErrorCode.UNKNOWN_TABLE):
-                self._forget(table)
+                self.forget(table)
             raise
-        self._forget(table)
+        self.forget(table)
 
-    def _forget(self, table: int) -> None:
-        """Drop what the client keeps of a table it is no longer at."""
+    def forget(self, table: int) -> None:
+        """Drop what the client keeps of a table it is no longer at: after :meth:`leave`
+        (done there), or when the table closed by itself (a tournament's table, when its one
+        game ends), so that a client playing game after game holds only its current tables."""
         self.seats.pop(table, None)
         self.watching.pop(table, None)
         self.states.pop(table, None)

@@ -155,6 +155,8 @@ class TournamentPlayer:
         if self._tasks.get(table) is task:
             del self._tasks[table]
             self._feeds.pop(table, None)
+            # The server closed the table with its game: nothing to leave, only to forget.
+            self.client.forget(table)
         if task.cancelled():
             return
         exc = task.exception()
