@@ -41,7 +41,7 @@ from .output import OutputScanner
 from .referee import Fault, Finding, Referee
 from .tap import WireTap
 
-__all__ = ["BOT_NAME", "StageResult", "check"]
+__all__ = ["BOT_NAME", "CannotStart", "StageResult", "check"]
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,10 @@ class _Abort(Exception):
     """Too many mistakes: the gauntlet ends here."""
 
 
+class CannotStart(RuntimeError):
+    """The bot's command could not be run at all (no such program, not executable)."""
+
+
 async def check(
     command: str,
     stages: Sequence[Stage],
@@ -102,7 +106,8 @@ async def check(
 ) -> list[StageResult]:
     """Play ``stages`` with the bot that ``command`` starts; return one result per stage (those
     not played after an early stop are marked ``played=False``). Raises ``ValueError`` for a bad
-    command line and ``RuntimeError`` when the server does not start."""
+    command line, :class:`CannotStart` when the bot's program cannot be run and ``RuntimeError``
+    when the server does not start."""
     password = secrets.token_urlsafe(18)
     command_argv(command, {"host": "", "port": 0, "tournament": 0, "name": "", "password": ""})
     workdir.mkdir(parents=True, exist_ok=True)
@@ -125,7 +130,7 @@ async def check(
                 total += result.mistakes
                 if on_stage is not None:
                     on_stage(result)
-            if total >= max_mistakes:
+            if total >= max_mistakes or result.stopped:
                 break
     finally:
         if org is not None:
@@ -186,9 +191,11 @@ class _StageRun:
         running = asyncio.create_task(program.keep_running())
         try:
             async with asyncio.timeout(STAGE_SECONDS):
-                if await self._registered(tid, program):
+                if await self._registered(tid, program, running):
                     await self.org.request(StartTournament, tournament=tid)
                     await self._follow(tid, program)
+                else:
+                    result.stopped = True  # every stage would wait the same way: no point going on
         except TimeoutError:
             referee.add(Fault.UNFINISHED, f"the stage did not finish within {STAGE_SECONDS:g} s")
         except _Abort:
@@ -196,11 +203,17 @@ class _StageRun:
         finally:
             await program.stop()
             running.cancel()
-            await asyncio.gather(running, return_exceptions=True)
+            (outcome,) = await asyncio.gather(running, return_exceptions=True)
+            if isinstance(outcome, OSError):  # the command itself could not be run
+                raise CannotStart(f"cannot start the bot: {outcome}") from outcome
             self.tap.referee = None
             self._admissions(referee, final=True)
             for crash in program.crashes:
-                referee.add(Fault.CRASH, f"the program exited with status {crash.returncode} (restarted)", crash.tail)
+                referee.add(
+                    Fault.CRASH,
+                    f"the program exited with status {crash.returncode} before its tournament was over (restarted)",
+                    crash.tail,
+                )
             result.crashes = program.crash_count
             expected = result.crashes + (1 if referee.cut_conn is not None else 0)
             if result.disconnects > expected:
@@ -217,11 +230,11 @@ class _StageRun:
             elif not result.stopped:
                 referee.add(Fault.UNFINISHED, f"{result.finished} of {result.planned} games finished")
 
-    async def _registered(self, tid: int, program: BotProgram) -> bool:
+    async def _registered(self, tid: int, program: BotProgram, running: asyncio.Task[None]) -> bool:
         """Wait until the bot has registered for tournament ``tid``; False (a finding made) if it
-        does not within :data:`REGISTER_SECONDS`."""
+        does not within :data:`REGISTER_SECONDS`, or at once when its program cannot be run."""
         began = time.monotonic()
-        while time.monotonic() - began < REGISTER_SECONDS:
+        while time.monotonic() - began < REGISTER_SECONDS and not running.done():
             info = (await self.org.ask(GetTournament, TournamentInfo, tournament=tid)).info
             if any(p["name"] == BOT_NAME for p in info["participants"]):
                 return True

@@ -69,3 +69,11 @@ def test_a_bad_command_line_is_refused_before_anything_starts() -> None:
     assert code == 2 and "unknown placeholder" in out
     code, out = bot_check("mybot", "--presets", "classic,nosuch")
     assert code == 2 and "unknown preset 'nosuch'" in out
+
+
+def test_a_program_that_cannot_start_or_exits_at_once_ends_the_check_quickly() -> None:
+    code, out = bot_check("no-such-bot-program {port}", "--presets", "classic")
+    assert code == 2 and "cannot start the bot" in out and "no-such-bot-program" in out
+    code, out = bot_check(f"{sys.executable} -c pass", "--presets", "classic")
+    assert code == 1, out
+    assert "crash in stage 'classic, 2 seats': the program exited with status 0 before its tournament" in out
