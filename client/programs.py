@@ -20,12 +20,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PLACEHOLDERS", "BotProgram", "Crash", "LocalServer", "command_argv"]
+__all__ = ["PLACEHOLDERS", "PROGRAM_GRACE", "BotProgram", "Crash", "LocalServer", "command_argv"]
 
 log = logging.getLogger(__name__)
 
 #: The placeholders a bot program's command line may use.
 PLACEHOLDERS = ("host", "port", "tournament", "name", "password")
+
+#: Seconds a participant program has to exit by itself once its tournament is over.
+PROGRAM_GRACE = 10.0
 
 #: Lines of a crashed program's output kept to explain the crash.
 TAIL_LINES = 15
@@ -149,9 +152,16 @@ class BotProgram:
             text = fh.read().decode("utf-8", "replace")
         return tuple(text.splitlines()[-TAIL_LINES:])
 
-    async def stop(self) -> None:
-        """Stop restarting and terminate the program (killed after 10 s)."""
+    async def stop(self, grace: float = 0.0) -> None:
+        """Stop restarting; give the program ``grace`` seconds to exit by itself (its work is
+        over: it may still be reading its last messages or writing its output), then terminate
+        it (killed after 10 s more)."""
         self.stopping = True
+        if self.proc is not None and self.proc.returncode is None and grace > 0:
+            try:
+                await asyncio.wait_for(self.proc.wait(), grace)
+            except TimeoutError:
+                pass
         if self.proc is not None and self.proc.returncode is None:
             self.proc.terminate()
             try:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.programs import BotProgram, LocalServer, command_argv
+from client.programs import PROGRAM_GRACE, BotProgram, LocalServer, command_argv
 from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from protocol.errors import ProtocolError
@@ -194,6 +194,7 @@ class _StageRun:
                 if await self._registered(tid, program, running):
                     await self.org.request(StartTournament, tournament=tid)
                     await self._follow(tid, program)
+                    await program.stop(grace=PROGRAM_GRACE)  # it ends its run on tournament_over
                 else:
                     result.stopped = True  # every stage would wait the same way: no point going on
         except TimeoutError:

@@ -45,7 +45,7 @@ from typing import Any
 from client.bot import Bot
 from client.bots import bot_names, make_bot, thinks_in_thread
 from client.hosting import LoginOptions, connect_bot
-from client.programs import BotProgram, LocalServer, command_argv
+from client.programs import PROGRAM_GRACE, BotProgram, LocalServer, command_argv
 from client.record_files import SUFFIX as RECORD_SUFFIX
 from client.record_files import save_record
 from client.sdk import Client, ServerError
@@ -286,6 +286,8 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
                 break
             elif isinstance(msg, Closed):
                 raise ConnectionError(f"lost the server: {msg.reason}")
+        # The programs end their runs on tournament_over too: let them finish by themselves.
+        await asyncio.gather(*(eng.stop(grace=PROGRAM_GRACE) for eng in engines))
         crashes = {eng.name: eng.crash_count for eng in engines if eng.crashes}
         if crashes:
             progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
