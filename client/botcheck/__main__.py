@@ -20,7 +20,7 @@ from pathlib import Path
 from protocol.errors import ProtocolError
 
 from .gauntlet import gauntlet
-from .report import HEADER, passed, stage_row, verdict
+from .report import HEADER, passed, stage_row, timing, verdict
 from .run import StageResult, check
 
 
@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shithead-bot-check: the check could not run: {exc}", file=sys.stderr)
             return 2
     print()
+    for line in timing(results):
+        print(line)
     for line in verdict(results):
         print(line)
     if args.keep:

@@ -67,6 +67,7 @@ class _Conn:
     requests: OrderedDict[int, dict[str, Any]] = field(default_factory=OrderedDict)
     last_sent: dict[str, Any] | None = None
     asked: dict[int, dict[str, Any]] = field(default_factory=dict)  # table -> last state asking to act
+    asked_at: dict[int, float] = field(default_factory=dict)  # table -> when it was relayed
 
 
 class Referee:
@@ -88,6 +89,8 @@ class Referee:
         #: The connection cut (its number), once cut; and whether the bot acted again after it.
         self.cut_conn: int | None = None
         self.acted_after_cut = False
+        #: Seconds from relaying a state that asks the bot to act to relaying its ``act``.
+        self.answer_times: list[float] = []
         self._conns: dict[int, _Conn] = {}
 
     def add(self, fault: Fault, summary: str, detail: tuple[str, ...] = ()) -> None:
@@ -99,9 +102,13 @@ class Referee:
     def _conn(self, conn: int) -> _Conn:
         return self._conns.setdefault(conn, _Conn())
 
-    def bot_frame(self, conn: int, frame: dict[str, Any]) -> None:
-        """A frame the bot sent on connection ``conn``."""
+    def bot_frame(self, conn: int, frame: dict[str, Any], now: float = 0.0) -> None:
+        """A frame the bot sent on connection ``conn``, relayed at time ``now`` (seconds)."""
         c = self._conn(conn)
+        if frame.get("type") == "act":
+            asked = c.asked_at.pop(frame.get("table", -1), None)
+            if asked is not None:
+                self.answer_times.append(now - asked)
         c.last_sent = frame
         rid = frame.get("id")
         if isinstance(rid, int):
@@ -116,23 +123,24 @@ class Referee:
         connection's stream can be read."""
         self.add(Fault.PROTOCOL, f"sent bytes that are not a frame: {error}", (f"bytes: {data[:64]!r}",))
 
-    def server_frame(self, conn: int, frame: dict[str, Any]) -> bool:
-        """A frame the server sent the bot on ``conn``. Returns True when the tap must now cut
-        the bot's connection (after relaying this frame)."""
+    def server_frame(self, conn: int, frame: dict[str, Any], now: float = 0.0) -> bool:
+        """A frame the server sent the bot on ``conn``, relayed at time ``now``. Returns True
+        when the tap must now cut the bot's connection (after relaying this frame)."""
         kind = frame.get("type")
         if kind == "state":
-            return self._state(conn, frame)
+            return self._state(conn, frame, now)
         if kind == "error":
             self._error(conn, frame)
         return False
 
-    def _state(self, conn: int, frame: dict[str, Any]) -> bool:
+    def _state(self, conn: int, frame: dict[str, Any], now: float) -> bool:
         view = frame.get("view") or {}
         seat = view.get("seat")
         c = self._conn(conn)
         table = frame.get("table", -1)
         for event in frame.get("events") or ():
             if event.get("kind") == "timeout" and seat is not None and event.get("seat") == seat:
+                c.asked_at.pop(table, None)  # that question is gone unanswered
                 asked = c.asked.get(table)
                 detail = (f"unanswered: {show_frame(_brief_state(asked))}",) if asked else ()
                 self.add(
@@ -140,12 +148,16 @@ class Referee:
                     f"table {table}: no action in time; the server played {event.get('action')!r} for it",
                     detail,
                 )
-        if view.get("legal"):
-            c.asked[table] = frame
-            self.asks += 1
-            if self.cut_at is not None and self.cut_conn is None and self.asks >= self.cut_at:
-                self.cut_conn = conn
-                return True
+        if not view.get("legal"):
+            c.asked_at.pop(table, None)
+            return False
+        c.asked[table] = frame
+        # A newer question replaces an unanswered one: the time runs from the first.
+        c.asked_at.setdefault(table, now)
+        self.asks += 1
+        if self.cut_at is not None and self.cut_conn is None and self.asks >= self.cut_at:
+            self.cut_conn = conn
+            return True
         return False
 
     def _error(self, conn: int, frame: dict[str, Any]) -> None:

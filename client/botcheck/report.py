@@ -3,13 +3,14 @@ the frames or output lines that explain it."""
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 
 from .referee import Fault
 from .run import StageResult
 
-__all__ = ["HEADER", "passed", "stage_row", "verdict"]
+__all__ = ["HEADER", "passed", "stage_row", "timing", "verdict"]
 
 #: Mistakes shown in full; the rest are counted by kind.
 SHOWN = 12
@@ -48,6 +49,29 @@ def stage_row(r: StageResult) -> str:
 def passed(results: Sequence[StageResult]) -> bool:
     """True when every stage was played to its end without a mistake."""
     return all(r.played and not r.stopped and r.finished == r.planned and r.mistakes == 0 for r in results)
+
+
+def timing(results: Sequence[StageResult]) -> list[str]:
+    """How long the bot took to answer, and the stages where its slowest answer came close to
+    the clock (more than half of it): not a mistake, a warning for a tournament's shorter clock."""
+    times = sorted(t for r in results for t in r.answer_times)
+    if not times:
+        return []
+
+    def ms(t: float) -> str:
+        return f"{t * 1000:,.0f} ms"
+
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+    lines = [
+        f"answer times: median {ms(statistics.median(times))}, 99th percentile {ms(p99)}, "
+        f"slowest {ms(times[-1])} ({len(times):,} answers)"
+    ]
+    for r in results:
+        if r.answer_times and max(r.answer_times) > r.stage.seconds / 2:
+            lines.append(
+                f"  close to the clock in {r.stage.title!r}: {ms(max(r.answer_times))} of {r.stage.seconds:g} s"
+            )
+    return lines
 
 
 def verdict(results: Sequence[StageResult]) -> list[str]:

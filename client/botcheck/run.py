@@ -71,6 +71,8 @@ class StageResult:
     """The gauntlet stopped in this stage (too many mistakes)."""
     cut: bool = False
     """The tap cut the bot's connection (the stage's forced disconnect happened)."""
+    answer_times: list[float] = field(default_factory=list)
+    """Seconds from each state that asked the bot to act to its ``act`` (as the tap saw them)."""
     resumed: bool = False
     """The bot acted again after the cut."""
     findings: list[Finding] = field(default_factory=list)
@@ -226,6 +228,7 @@ class _StageRun:
             result.stale = referee.stale
             result.cut = referee.cut_conn is not None
             result.resumed = referee.acted_after_cut
+            result.answer_times = referee.answer_times
             if result.finished == result.planned:
                 referee.finish()
             elif not result.stopped:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from typing import Any
 
 from protocol.errors import RemoteProtocolError
@@ -149,11 +150,12 @@ class WireTap:
         if referee is None:
             return False
         cut = False
+        now = time.monotonic()
         for frame in frames:
             if from_bot:
-                referee.bot_frame(conn, frame)
+                referee.bot_frame(conn, frame, now)
             else:
-                cut = referee.server_frame(conn, frame) or cut
+                cut = referee.server_frame(conn, frame, now) or cut
         if error is not None and from_bot:
             referee.bot_garbage(conn, error, data)
         return cut

@@ -90,3 +90,19 @@ def test_the_output_scanner_finds_tracebacks_and_replaced_choices_in_whole_lines
     assert scanner.read(str(log)) == []
     [last] = scanner.read(str(log), final=True)
     assert last.lines[-1] == '  File "bot.py", line 9, in main'
+
+
+def test_answer_times_run_from_the_first_question_and_stop_at_the_act() -> None:
+    """A newer state asking again (setup: others acted meanwhile) does not restart the time; a
+    timeout drops the question; a state that asks nothing ends it."""
+    ref = Referee("stage")
+    ref.server_frame(1, asking(1), now=10.0)
+    ref.server_frame(1, asking(2), now=10.5)
+    ref.bot_frame(1, {"type": "act", "id": 1, "table": 7, "seq": 2, "action": "take"}, now=10.75)
+    ref.server_frame(1, asking(3), now=20.0)
+    ref.server_frame(1, asking(4, events=[{"kind": "timeout", "seat": 1, "action": "take", "count": 1}]), now=23.0)
+    ref.bot_frame(1, {"type": "act", "id": 2, "table": 7, "seq": 4, "action": "take"}, now=23.5)
+    ref.server_frame(1, asking(5), now=30.0)
+    ref.server_frame(1, {"type": "state", "table": 7, "seq": 6, "view": {"seat": 1, "legal": []}, "events": []}, now=31)
+    ref.bot_frame(1, {"type": "act", "id": 3, "table": 7, "seq": 5, "action": "take"}, now=40.0)  # no question open
+    assert ref.answer_times == [0.75, 0.5]
