@@ -48,7 +48,6 @@ import asyncio
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -61,6 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from client.programs import LocalServer  # noqa: E402
 from client.sdk import Client  # noqa: E402
 from client.sdk_events import Closed  # noqa: E402
 from protocol.messages import GameOver  # noqa: E402
@@ -231,28 +231,17 @@ def verdict(samples: list[Sample], tournament: bool) -> None:
 
 @contextmanager
 def server_process(db: Path, log_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    """``python -m server`` on 127.0.0.1, a free port and ``db``; yields (process, port).
-    Stopped on exit: SIGTERM (it saves and closes), SIGKILL if it has not gone within 30 s."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    with log_path.open("a", encoding="utf-8") as log:
-        cmd = [sys.executable, "-m", "server", "--host", HOST, "--port", "0", "--db", str(db), "--log-level", "WARNING"]
-        cmd.append("--no-advertise")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT, env=env)
-        try:
-            assert proc.stdout is not None
-            line = proc.stdout.readline()  # "Shithead server listening on HOST:PORT  (database: ...)"
-            m = re.search(r"listening on [^\s]+:(\d+)\b", line)
-            if not m:
-                raise SoakError(f"the server did not start (see {log_path}): {line.strip()!r}")
-            yield proc, int(m.group(1))
-        finally:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.communicate(timeout=30)  # also drains its last lines
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+    """The private server of :class:`client.programs.LocalServer` (``python -m server`` on
+    127.0.0.1, a free port, ``db``); yields (process, port). Stopped on exit: SIGTERM (it saves
+    and closes), SIGKILL if it has not gone within 30 s."""
+    try:
+        server = LocalServer(db, log_path)
+    except RuntimeError as exc:
+        raise SoakError(str(exc)) from exc
+    try:
+        yield server.proc, server.port
+    finally:
+        server.stop()
 
 
 # --------------------------------------------------------------------------- the two drivers
