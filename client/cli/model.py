@@ -25,7 +25,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from client.cli.words import describe_error, describe_events, plain
 from client.sdk_events import Closed, Disconnected, Item, Reconnected, Reconnecting
@@ -394,27 +394,30 @@ def _table_created(model: Model, table: int) -> Model:
     return note(dataclasses.replace(model, created=table), f"Table {table} created.")
 
 
+#: A table's game as the model holds it before anything of it has arrived: what entering
+#: another table or leaving one resets.
+_NO_GAME: dict[str, Any] = {
+    "view": None,
+    "seq": None,
+    "game": None,
+    "deadline_at": None,
+    "game_over": None,
+    "history": (),
+    "series": None,
+    "last_play": None,
+    "show_history": False,
+    "scroll": 0,
+    "cursor": 0,
+    "selected": frozenset(),
+    "pending": None,
+}
+
+
 def _enter_table(model: Model, table: int) -> Model:
     """Switch to ``table``, forgetting the previous table's game."""
     if model.table == table:
         return model
-    return dataclasses.replace(
-        model,
-        table=table,
-        view=None,
-        seq=None,
-        game=None,
-        deadline_at=None,
-        game_over=None,
-        history=(),
-        series=None,
-        last_play=None,
-        show_history=False,
-        scroll=0,
-        cursor=0,
-        selected=frozenset(),
-        pending=None,
-    )
+    return dataclasses.replace(model, table=table, **_NO_GAME)
 
 
 def _joined(model: Model, table: int, seat: int) -> Model:
@@ -430,25 +433,7 @@ def _watching(model: Model, table: int) -> Model:
 def _left(model: Model, table: int | None) -> Model:
     if table is not None and table != model.table:
         return model
-    m = dataclasses.replace(
-        model,
-        table=None,
-        watching=False,
-        joined_seat=None,
-        view=None,
-        seq=None,
-        game=None,
-        deadline_at=None,
-        game_over=None,
-        history=(),
-        series=None,
-        last_play=None,
-        show_history=False,
-        scroll=0,
-        cursor=0,
-        selected=frozenset(),
-        pending=None,
-    )
+    m = dataclasses.replace(model, table=None, watching=False, joined_seat=None, **_NO_GAME)
     return note(m, f"You left table {table}." if table is not None else "You left the table.")
 
 
