@@ -11,6 +11,7 @@ model condition, with a generous guard against hangs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
@@ -120,157 +121,138 @@ def move_text(cli: CliApp, n: int) -> str:
     return action + "\r"
 
 
-async def test_cli_plays_a_whole_game_against_a_bundled_bot(server: App) -> None:
-    """Typed commands and keys create a table, seat a bot, play a classic game to its end, show
-    the result with the tally, and deal the next game; no error along the way."""
-    client = await Client.connect("127.0.0.1", server.port, client_name="cli test")
-    await client.login("alice", guest=True)
+@contextlib.asynccontextmanager
+async def typing_player(server: App, name: str, **connect: Any) -> AsyncIterator[tuple[CliApp, Any]]:
+    """A guest ``name`` in the whole CLI against ``server``, typing through a pipe: yields the
+    app and the pipe; at the end types ``quit`` and waits for the app to end, then closes."""
+    client = await Client.connect("127.0.0.1", server.port, client_name="cli test", **connect)
+    await client.login(name, guest=True)
     try:
         with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-            cli = CliApp(client, model=Model(server="test", name="alice"), theme=Theme(color=False))
+            cli = CliApp(client, model=Model(server="test", name=name), theme=Theme(color=False))
             running = asyncio.create_task(cli.run())
-            pipe.send_text("create classic 2 name=duel max_actions=600\r")
-            await until(cli, lambda m: m.seat == 0 and m.summary is not None)
-            pipe.send_text("bot random\r")
-            await until(cli, lambda m: m.summary is not None and m.summary["free"] == 0)
-            pipe.send_text("start\r")
-            m = await until(cli, lambda m: m.view is not None and m.view["phase"] == "setup" and bool(m.legal))
-
-            # Setup by keys: mark hand card 0, walk to face-up slot 0, mark it, Enter swaps them.
-            hand_card = m.view["hand"][0]
-            up_card = m.view["players"][0]["face_up"][0][0]
-            pipe.send_text(" " + RIGHT * (len(m.view["hand"]) - m.cursor) + " \r")
-            # The bot's setup moves change the seq too: wait for our own swap to show.
-            m = await until(cli, lambda m: m.error is not None or up_card in m.view["hand"])
-            assert m.error is None
-            assert hand_card in m.view["players"][0]["face_up"][0]
-            pipe.send_text("ready\r")
-
-            moves = 0
-            while True:
-                m = await until(
-                    cli,
-                    lambda m: (
-                        m.game_over is not None
-                        or m.error is not None
-                        or (bool(m.legal) and m.view["phase"] == "play" and not m.pending)
-                    ),
-                )
-                assert m.error is None, m.error
-                if m.game_over is not None:
-                    break
-                pipe.send_text(move_text(cli, moves))
-                moves += 1
-                await until(cli, lambda m, seq=m.seq: m.seq != seq or m.error is not None or m.game_over is not None)
-
-            assert moves > 3
-            over = m.game_over
-            assert over.tally["players"][0] == "alice" and sum(over.tally["losses"]) == 1
-            screen = "\n".join(plain_lines(render_screen(m, width=80, height=22, theme=Theme(color=False))))
-            assert f"Game {over.game} is over" in screen and "You own this table" in screen
-            feed = [line.text for line in m.feed]
-            assert any("alice (you) played" in t for t in feed)
-            assert any("is the shithead" in t for t in feed)
-
-            pipe.send_text("next\r")
-            m = await until(cli, lambda m: m.game_over is None and m.view is not None and m.game != over.game)
-            assert m.view["phase"] == "setup"
+            yield cli, pipe
             pipe.send_text("quit\r")
             await asyncio.wait_for(running, GUARD)
     finally:
         await client.close()
+
+
+async def test_cli_plays_a_whole_game_against_a_bundled_bot(server: App) -> None:
+    """Typed commands and keys create a table, seat a bot, play a classic game to its end, show
+    the result with the tally, and deal the next game; no error along the way."""
+    async with typing_player(server, "alice") as (cli, pipe):
+        pipe.send_text("create classic 2 name=duel max_actions=600\r")
+        await until(cli, lambda m: m.seat == 0 and m.summary is not None)
+        pipe.send_text("bot random\r")
+        await until(cli, lambda m: m.summary is not None and m.summary["free"] == 0)
+        pipe.send_text("start\r")
+        m = await until(cli, lambda m: m.view is not None and m.view["phase"] == "setup" and bool(m.legal))
+
+        # Setup by keys: mark hand card 0, walk to face-up slot 0, mark it, Enter swaps them.
+        hand_card = m.view["hand"][0]
+        up_card = m.view["players"][0]["face_up"][0][0]
+        pipe.send_text(" " + RIGHT * (len(m.view["hand"]) - m.cursor) + " \r")
+        # The bot's setup moves change the seq too: wait for our own swap to show.
+        m = await until(cli, lambda m: m.error is not None or up_card in m.view["hand"])
+        assert m.error is None
+        assert hand_card in m.view["players"][0]["face_up"][0]
+        pipe.send_text("ready\r")
+
+        moves = 0
+        while True:
+            m = await until(
+                cli,
+                lambda m: (
+                    m.game_over is not None
+                    or m.error is not None
+                    or (bool(m.legal) and m.view["phase"] == "play" and not m.pending)
+                ),
+            )
+            assert m.error is None, m.error
+            if m.game_over is not None:
+                break
+            pipe.send_text(move_text(cli, moves))
+            moves += 1
+            await until(cli, lambda m, seq=m.seq: m.seq != seq or m.error is not None or m.game_over is not None)
+
+        assert moves > 3
+        over = m.game_over
+        assert over.tally["players"][0] == "alice" and sum(over.tally["losses"]) == 1
+        screen = "\n".join(plain_lines(render_screen(m, width=80, height=22, theme=Theme(color=False))))
+        assert f"Game {over.game} is over" in screen and "You own this table" in screen
+        feed = [line.text for line in m.feed]
+        assert any("alice (you) played" in t for t in feed)
+        assert any("is the shithead" in t for t in feed)
+
+        pipe.send_text("next\r")
+        m = await until(cli, lambda m: m.game_over is None and m.view is not None and m.game != over.game)
+        assert m.view["phase"] == "setup"
 
 
 async def test_cli_reports_refusals_in_words(server: App) -> None:
     """A bad command and a server refusal become error lines in words; the session goes on."""
-    client = await Client.connect("127.0.0.1", server.port, client_name="cli test")
-    await client.login("bob", guest=True)
-    try:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-            cli = CliApp(client, model=Model(server="test", name="bob"), theme=Theme(color=False))
-            running = asyncio.create_task(cli.run())
-            pipe.send_text("join 99\r")
-            m = await until(cli, lambda m: m.error is not None)
-            assert "99" in m.error and "Traceback" not in m.error
-            pipe.send_text("frobnicate\r")
-            m = await until(cli, lambda m: m.error is not None and "frobnicate" in m.error)
-            assert "help" in m.error
-            pipe.send_text("create classic 2\r")
-            await until(cli, lambda m: m.seat == 0)
-            pipe.send_text("bot nosuchbot\r")
-            m = await until(cli, lambda m: m.error is not None and "bot" in m.error.lower())
-            pipe.send_text("start\r")
-            m = await until(cli, lambda m: m.error is not None and "seat" in m.error.lower())
-            assert "bot greedy" in m.error  # the hint how to fill the table
-            pipe.send_text("chat hello there\r")
-            await until(cli, lambda m: ("bob", "hello there") in m.chat)
-            pipe.send_text("leave\r")
-            await until(cli, lambda m: m.table is None)
-            pipe.send_text("quit\r")
-            await asyncio.wait_for(running, GUARD)
-    finally:
-        await client.close()
+    async with typing_player(server, "bob") as (cli, pipe):
+        pipe.send_text("join 99\r")
+        m = await until(cli, lambda m: m.error is not None)
+        assert "99" in m.error and "Traceback" not in m.error
+        pipe.send_text("frobnicate\r")
+        m = await until(cli, lambda m: m.error is not None and "frobnicate" in m.error)
+        assert "help" in m.error
+        pipe.send_text("create classic 2\r")
+        await until(cli, lambda m: m.seat == 0)
+        pipe.send_text("bot nosuchbot\r")
+        m = await until(cli, lambda m: m.error is not None and "bot" in m.error.lower())
+        pipe.send_text("start\r")
+        m = await until(cli, lambda m: m.error is not None and "seat" in m.error.lower())
+        assert "bot greedy" in m.error  # the hint how to fill the table
+        pipe.send_text("chat hello there\r")
+        await until(cli, lambda m: ("bob", "hello there") in m.chat)
+        pipe.send_text("leave\r")
+        await until(cli, lambda m: m.table is None)
 
 
 async def test_a_dropped_connection_shows_and_the_seat_comes_back(server: App) -> None:
     """The SDK reconnects by itself; the screen says the connection was lost, then that the seat
     is ours again, and the status line is back to connected."""
-    client = await Client.connect("127.0.0.1", server.port, client_name="cli test", backoff_initial=0.01)
-    await client.login("carol", guest=True)
-    try:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-            cli = CliApp(client, model=Model(server="test", name="carol"), theme=Theme(color=False))
-            running = asyncio.create_task(cli.run())
-            pipe.send_text("create classic 2\r")
-            await until(cli, lambda m: m.seat == 0 and m.summary is not None)
-            assert client.transport is not None
-            client.transport.abort()
-            m = await until(cli, lambda m: any(line.text == "Seat 0 at table 1 is yours again." for line in m.feed))
-            texts = [line.text for line in m.feed]
-            assert any(t.startswith("Connection lost: reconnecting") for t in texts)
-            assert m.connection == "connected" and m.table == 1 and m.seat == 0
-            pipe.send_text("quit\r")
-            await asyncio.wait_for(running, GUARD)
-    finally:
-        await client.close()
+    async with typing_player(server, "carol", backoff_initial=0.01) as (cli, pipe):
+        pipe.send_text("create classic 2\r")
+        await until(cli, lambda m: m.seat == 0 and m.summary is not None)
+        assert cli.client.transport is not None
+        cli.client.transport.abort()
+        m = await until(cli, lambda m: any(line.text == "Seat 0 at table 1 is yours again." for line in m.feed))
+        texts = [line.text for line in m.feed]
+        assert any(t.startswith("Connection lost: reconnecting") for t in texts)
+        assert m.connection == "connected" and m.table == 1 and m.seat == 0
 
 
 async def test_a_refused_play_is_explained_by_the_rule_that_refuses_it(server: App) -> None:
     """A card typed on our turn that does not beat the pile goes to the server, and the feed
     says why in the rules' words: the card to beat and what may go on it (issue 12)."""
-    client = await Client.connect("127.0.0.1", server.port, client_name="cli test")
-    await client.login("eve", guest=True)
-    try:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-            cli = CliApp(client, model=Model(server="test", name="eve"), theme=Theme(color=False))
-            running = asyncio.create_task(cli.run())
-            pipe.send_text("create classic 2\r")
-            await until(cli, lambda m: m.seat == 0)
-            pipe.send_text("bot random\r")
-            await until(cli, lambda m: m.summary is not None and all(s is not None for s in m.summary["seats"]))
-            pipe.send_text("start\r")
-            m = await until(cli, lambda m: "ready" in m.legal)
-            pipe.send_text("ready\r")
-            explained = None
-            async with asyncio.timeout(GUARD):
-                while explained is None:
-                    m = await until(cli, lambda m: bool(m.legal) and m.pending is None and m.view is not None)
-                    playable = {c for a in m.legal if a.startswith("play ") for c in a.split()[1:]}
-                    stuck = [c for c in m.view["hand"] if c not in playable]
-                    seq, said = m.seq, len(m.feed)
-                    if m.view["phase"] == "play" and m.view["pile"] and stuck:
-                        pipe.send_text(f"{stuck[0]}\r")
-                        # Its refusal comes back as a new error line; a state that overtook the
-                        # play (STALE_SEQ: "Too late") means: try again on the new state.
-                        m = await until(cli, lambda m, said=said: m.error is not None and len(m.feed) > said)
-                        if "does not beat" in m.error:
-                            explained = m.error
-                    else:
-                        pipe.send_text(f"{m.legal[0]}\r")
-                        await until(cli, lambda m, seq=seq, said=said: m.seq != seq or len(m.feed) > said)
-            assert "does not beat the pile" in explained and "the card to beat is" in explained, explained
-            assert "or higher" in explained or "or lower" in explained
-            pipe.send_text("quit\r")
-            await asyncio.wait_for(running, GUARD)
-    finally:
-        await client.close()
+    async with typing_player(server, "eve") as (cli, pipe):
+        pipe.send_text("create classic 2\r")
+        await until(cli, lambda m: m.seat == 0)
+        pipe.send_text("bot random\r")
+        await until(cli, lambda m: m.summary is not None and all(s is not None for s in m.summary["seats"]))
+        pipe.send_text("start\r")
+        m = await until(cli, lambda m: "ready" in m.legal)
+        pipe.send_text("ready\r")
+        explained = None
+        async with asyncio.timeout(GUARD):
+            while explained is None:
+                m = await until(cli, lambda m: bool(m.legal) and m.pending is None and m.view is not None)
+                playable = {c for a in m.legal if a.startswith("play ") for c in a.split()[1:]}
+                stuck = [c for c in m.view["hand"] if c not in playable]
+                seq, said = m.seq, len(m.feed)
+                if m.view["phase"] == "play" and m.view["pile"] and stuck:
+                    pipe.send_text(f"{stuck[0]}\r")
+                    # Its refusal comes back as a new error line; a state that overtook the
+                    # play (STALE_SEQ: "Too late") means: try again on the new state.
+                    m = await until(cli, lambda m, said=said: m.error is not None and len(m.feed) > said)
+                    if "does not beat" in m.error:
+                        explained = m.error
+                else:
+                    pipe.send_text(f"{m.legal[0]}\r")
+                    await until(cli, lambda m, seq=seq, said=said: m.seq != seq or len(m.feed) > said)
+        assert "does not beat the pile" in explained and "the card to beat is" in explained, explained
+        assert "or higher" in explained or "or lower" in explained
