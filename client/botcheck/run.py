@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.programs import PROGRAM_GRACE, BotProgram, LocalServer, command_argv
+from client.programs import PLACEHOLDERS, PROGRAM_GRACE, BotProgram, LocalServer, command_argv
 from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from protocol.errors import ProtocolError
@@ -111,7 +111,7 @@ async def check(
     command line, :class:`CannotStart` when the bot's program cannot be run and ``RuntimeError``
     when the server does not start."""
     password = secrets.token_urlsafe(18)
-    command_argv(command, {"host": "", "port": 0, "tournament": 0, "name": "", "password": ""})
+    command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
     workdir.mkdir(parents=True, exist_ok=True)
     server = LocalServer(workdir / "server.sqlite3", workdir / "server.log")
     tap = WireTap("127.0.0.1", server.port)
