@@ -38,6 +38,7 @@ from client.tournament.organiser import (
     run,
     unique_names,
 )
+from client.tournament.ray_jobs import require_ray
 from protocol.errors import ProtocolError
 from server.tournament.standings import Row
 
@@ -132,7 +133,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    plan = Plan(
+    return Plan(
         entrants=entrants,
         preset=args.preset,
         options=options,
@@ -146,7 +147,6 @@ def make_plan(args: argparse.Namespace) -> Plan:
         concurrency=args.concurrency,
         every=args.every,
     )
-    return plan
 
 
 def check_placement(args: argparse.Namespace) -> None:
@@ -159,9 +159,7 @@ def check_placement(args: argparse.Namespace) -> None:
     if args.server and args.workers not in (None, 1):
         raise ValueError("--workers starts servers of its own: it cannot be used with --server")
     if args.ray:
-        from client.tournament.ray_jobs import require_ray
-
-        require_ray()
+        require_ray()  # imports ray only now: the cluster extra is optional
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,6 +63,8 @@ class RayWorkers:
     Ray is not installed."""
 
     def __init__(self, address: str, slots: int | None = None) -> None:
+        if slots is not None and slots < 1:
+            raise ValueError("workers must be at least 1")
         self._ray = ray = require_ray()
         self._own = not ray.is_initialized()
         if self._own:
@@ -70,8 +72,6 @@ class RayWorkers:
             ray.init(address=address, **extra)
         self.address = address
         self.cpus = int(ray.cluster_resources().get("CPU", 1))
-        if slots is not None and slots < 1:
-            raise ValueError("workers must be at least 1")
         self.slots = slots or max(1, self.cpus)
         self._task = ray.remote(num_cpus=1)(play_deal_set_task)
 
