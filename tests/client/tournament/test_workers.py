@@ -4,12 +4,13 @@ its own, give the games of one server; an interrupted run resumes; deal sets cov
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from client.tournament.__main__ import main
+from client.tournament.__main__ import main, make_plan, parse_args
 from client.tournament.jobs import deal_sets, outside
 from client.tournament.organiser import Plan, Progress, run
 from client.tournament.results import read_results
@@ -99,3 +100,35 @@ def test_command_line_checks_where_games_are_played(
     assert main([*base, "--ray", "local"]) == 2
     assert "pip install -e '.[cluster]'" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
+
+
+CRASH_ONCE = """
+import os, sys
+try:  # the first start of all, whichever worker made it, crashes at once; the others play
+    os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+except FileExistsError:
+    from client.runner import main
+    sys.exit(main(["--bot", "greedy", *sys.argv[2:]]))
+sys.exit(3)
+"""
+
+
+async def test_engine_programs_are_started_by_every_worker_and_their_crashes_added_up(tmp_path: Path) -> None:
+    """An --engine program in a workers run: each deal set's worker starts it with its own
+    server's address, it plays every game of its participant, and its one crash (in whichever
+    worker) is counted once in standings.json."""
+    script = tmp_path / "crash_once.py"
+    script.write_text(CRASH_ONCE)
+    flag = tmp_path / "crashed.flag"
+    cmd = (
+        f"{sys.executable} {script} {flag} --host {{host}} --port {{port}} --tournament {{tournament}} "
+        f"--name {{name}} --password {{password}}"
+    )
+    plan = make_plan(parse_args(["greedy", "--engine", f"crashy={cmd}", "--seats=2", "--games=4", "--seconds=30"]))
+    out = tmp_path / "e"
+    await run(plan, out, progress=QUIET, workers=2)
+    results = read_results(out / "results.csv")
+    assert [r.number for r in results] == [0, 1, 2, 3] and all("crashy" in r.seats for r in results)
+    assert len({r.deal for r in results}) == 2  # two deals: two deal sets, one per worker
+    assert json.loads((out / "standings.json").read_text())["crashes"] == {"crashy": 1}
+    assert flag.exists()
