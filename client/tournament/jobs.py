@@ -100,33 +100,52 @@ async def play_deal_set(
     the server and its database are gone when the job ends). The server's and the programs'
     output go to ``log_dir`` (None: the temporary directory, dropped at the end; a crashed
     program's last lines come back in the returned :class:`Crashes`). Raises
-    ``RuntimeError`` when the server does not start, and what :func:`play_on_server` raises."""
+    ``RuntimeError`` when the server does not start or exits before the end, and what
+    :func:`play_on_server` raises."""
+    label = f"deal set {games[0][0]}-{games[-1][1]}"
     with tempfile.TemporaryDirectory(prefix="shithead-deal-set-") as tmp:
         logs = log_dir if log_dir is not None else Path(tmp)
         server_log = logs / "server.log"
+
+        def log_tail() -> str:
+            return " / ".join(server_log.read_text(encoding="utf-8", errors="replace").splitlines()[-10:])
+
         try:
             server = LocalServer(Path(tmp) / "server.sqlite3", server_log)
         except RuntimeError as exc:
-            tail = server_log.read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
-            raise RuntimeError(f"{exc} {' / '.join(tail)}") from None
+            raise RuntimeError(f"{exc} {log_tail()}") from None
 
         def filed(game: PlayedGame) -> None:
             game.result["server_game"] = None
             on_game(game)
 
+        # The server's exit is watched: a job whose server died would otherwise wait out its
+        # clients' reconnect window (minutes) before failing.
+        exited = asyncio.ensure_future(asyncio.to_thread(server.proc.wait))
         try:
-            return await play_on_server(
-                plan,
-                "127.0.0.1",
-                server.port,
-                done=outside(games, plan.total_games),
-                log_dir=logs,
-                name=f"deal set {games[0][0]}-{games[-1][1]}",
-                on_game=filed,
-                say=log.info,
+            playing = asyncio.ensure_future(
+                play_on_server(
+                    plan,
+                    "127.0.0.1",
+                    server.port,
+                    done=outside(games, plan.total_games),
+                    log_dir=logs,
+                    name=label,
+                    on_game=filed,
+                    say=log.info,
+                )
             )
+            try:
+                await asyncio.wait({playing, exited}, return_when=asyncio.FIRST_COMPLETED)
+                if not playing.done():
+                    raise RuntimeError(f"the server of {label} exited (status {exited.result()}): {log_tail()}")
+                return playing.result()
+            finally:
+                playing.cancel()
+                await asyncio.gather(playing, return_exceptions=True)
         finally:
             server.stop()
+            await exited  # its thread ends with the process
 
 
 class Workers(Protocol):

@@ -7,11 +7,15 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from client.tournament.__main__ import main, make_plan, parse_args
-from client.tournament.jobs import deal_sets, outside
+from client.programs import LocalServer
+from client.tournament import jobs
+from client.tournament.jobs import deal_sets, outside, play_deal_set
+from client.tournament.play import PlayedGame
 from client.tournament.organiser import Plan, Progress, run
 from client.tournament.results import read_results
 from server.tournament.ranges import count, merge
@@ -132,3 +136,26 @@ async def test_engine_programs_are_started_by_every_worker_and_their_crashes_add
     assert len({r.deal for r in results}) == 2  # two deals: two deal sets, one per worker
     assert json.loads((out / "standings.json").read_text())["crashes"] == {"crashy": 1}
     assert flag.exists()
+
+
+async def test_a_deal_set_whose_server_dies_fails_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job whose private server exits mid-set fails at once, saying so, instead of waiting out
+    its clients' reconnect window (minutes); its participants are stopped."""
+    started: list[LocalServer] = []
+
+    class Watched(LocalServer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(jobs, "LocalServer", Watched)
+    played: list[PlayedGame] = []
+
+    def kill_after_the_first(game: PlayedGame) -> None:
+        played.append(game)
+        started[0].proc.kill()
+
+    async with asyncio.timeout(60):  # far below the reconnect window: the exit itself must end the job
+        with pytest.raises(RuntimeError, match="exited"):
+            await play_deal_set(reference_plan(), ((0, 8),), on_game=kill_after_the_first, log_dir=tmp_path)
+    assert len(played) >= 1 and started[0].proc.returncode is not None
