@@ -10,15 +10,19 @@ each), with duplicate deals, played twice:
   ``event_to_dict``), one game after another in one process.
 
 It prints games/s and actions/s of both and the ratio (target: the server path reaches at
-least 0.3 of the in-process rate). Nothing is asserted: the machine is shared and noisy.
+least 0.3 of the in-process rate). Then the same tournament as ``shithead-tournament`` plays it
+by default, in deal sets on one worker process per core (each with a server of its own), and
+its ratio to in-process (``benchmarks/cluster.py`` compares the ways of spreading the games).
+Nothing is asserted: the machine is shared and noisy.
 
-    .venv/bin/python benchmarks/tournament.py [--games 2000] [--concurrency 8]
+    .venv/bin/python benchmarks/tournament.py [--games 2000] [--concurrency 8] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import resource
 import sys
@@ -61,7 +65,7 @@ def in_process(games: int, seed: int) -> tuple[float, int, int]:
     return time.perf_counter() - began, len(specs), actions
 
 
-async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tuple[float, int, int]:
+async def over_server(games: int, seed: int, concurrency: int, out: Path, workers: int = 1) -> tuple[float, int, int]:
     plan = Plan(
         entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS],
         seats=4,
@@ -80,17 +84,23 @@ async def over_server(games: int, seed: int, concurrency: int, out: Path) -> tup
 
     began = time.perf_counter()
     me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None))
+    results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None), workers=workers)
     seconds = time.perf_counter() - began
     me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (
         me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
         kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime,
     )
-    print(
-        f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
-        f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
-    )
+    if workers == 1:
+        print(
+            f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
+            f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
+        )
+    else:
+        print(
+            f"  CPU: organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
+            f"workers with their servers and bots {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
+        )
     import csv
 
     with (out / "results.csv").open() as fh:
@@ -103,6 +113,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes of the second run (default: one per core, as shithead-tournament; 1: skip it)",
+    )
     args = ap.parse_args()
     print(
         f"Tournament benchmark: {args.games} classic 4-player games, 2 random + 2 greedy bots, "
@@ -121,6 +137,20 @@ def main() -> None:
     )
     ratio = (games_s / secs_s) / (games_i / secs_i)
     print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.3: {'met' if ratio >= 0.3 else 'NOT met'})")
+    if args.workers > 1:
+        with tempfile.TemporaryDirectory() as tmp:
+            secs_w, games_w, acts_w = asyncio.run(
+                over_server(args.games, args.seed, args.concurrency, Path(tmp) / "bench", workers=args.workers)
+            )
+        print(
+            f"{f'{args.workers} worker processes:':<26} {games_w / secs_w:8.1f} games/s  "
+            f"{acts_w / secs_w:9,.0f} actions/s  "
+            f"({games_w} games, {acts_w:,} actions in {secs_w:.1f} s; concurrency {args.concurrency} per worker)"
+        )
+        ratio_w = (games_w / secs_w) / (games_i / secs_i)
+        print(f"ratio workers / in-process: {ratio_w:.3f}   (workers / one server: {ratio_w / ratio:.2f})")
+        if acts_w != acts_i:
+            print(f"note: the workers played {acts_w:,} actions, in-process {acts_i:,}: some clock ran out")
     if acts_s != acts_i:
         print(
             f"note: the two runs played {acts_i:,} and {acts_s:,} actions; the same deals and seeded bots "

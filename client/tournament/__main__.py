@@ -3,11 +3,13 @@
     shithead-tournament greedy random search --games 200
     shithead-tournament greedy greedy random --seats 3 --schedule gauntlet --hero greedy
     shithead-tournament greedy --engine "mine=python mybot.py {host} {port} {tournament} {name} {password}"
+    shithead-tournament greedy random --games 20000 --workers 2
+    shithead-tournament greedy random --games 100000 --ray auto
     shithead-tournament --resume tournament-20261121-190000
 
-See :mod:`client.tournament.organiser` for what it writes and how resuming works. The
-organiser starts a server of its own as a child process (``python -m server``), so even this
-entry point imports nothing of the server but the pure tournament modules.
+See :mod:`client.tournament.organiser` for what it writes, where the games are played and how
+resuming works. The organiser starts its servers as child processes (``python -m server``), so
+even this entry point imports nothing of the server but the pure tournament modules.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import logging
 import secrets
 import sys
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from client.tournament.organiser import (
     run,
     unique_names,
 )
+from client.tournament.ray_jobs import require_ray
 from protocol.errors import ProtocolError
 from server.tournament.standings import Row
 
@@ -85,6 +89,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, help="output directory (default ./tournament-DATE-TIME)")
     p.add_argument("--resume", type=Path, metavar="OUT", help="continue the tournament in OUT")
     p.add_argument("--server", metavar="HOST:PORT", help="use a running server instead of starting one")
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="play in N worker processes, each with a server of its own (default: one per core; "
+        "1: one server); with --ray: Ray tasks at once (default: one per CPU of the cluster)",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the deal sets as tasks of the Ray cluster at ADDRESS (auto: the one ray start "
+        "set up here; local: a new Ray instance on this machine); needs the cluster extra",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0)
     return p.parse_args(argv)
 
@@ -132,6 +149,19 @@ def make_plan(args: argparse.Namespace) -> Plan:
     )
 
 
+def check_placement(args: argparse.Namespace) -> None:
+    """Where the games are played (``--server``, ``--workers``, ``--ray``): raises ValueError for
+    a combination that cannot be, and RuntimeError when ``--ray`` is given without Ray."""
+    if args.workers is not None and args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if args.server and args.ray:
+        raise ValueError("--server plays on one running server, --ray on a Ray cluster: give one of them")
+    if args.server and args.workers not in (None, 1):
+        raise ValueError("--workers starts servers of its own: it cannot be used with --server")
+    if args.ray:
+        require_ray()  # imports ray only now: the cluster extra is optional
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(
@@ -139,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
+        check_placement(args)
         if args.resume is not None:
             out = args.resume
             plan = Plan.load(out / "tournament.json")
@@ -148,15 +179,27 @@ def main(argv: list[str] | None = None) -> int:
             out.mkdir(parents=True, exist_ok=True)
             if (out / "tournament.json").exists():
                 raise ValueError(f"{out} holds a tournament already: use --resume {out}")
+            # The schedule's own checks (table size, participants, the gauntlet's hero) before
+            # anything starts; on one game, so that a long tournament is not scheduled twice.
+            replace(plan, games=min(plan.games, 1)).game_specs()
             plan.save(out / "tournament.json")
-    except (ValueError, OSError, KeyError) as exc:
+    except (ValueError, OSError, KeyError, RuntimeError) as exc:
         print(f"shithead-tournament: {exc}", file=sys.stderr)
         return 2
     print(f"output in {out}/  (resume with: shithead-tournament --resume {out})", flush=True)
     with ExitStack() as stack:
         progress = _progress(stack, plan)
         try:
-            results = asyncio.run(run(plan, out, server=args.server, progress=progress))
+            results = asyncio.run(
+                run(
+                    plan,
+                    out,
+                    server=args.server,
+                    progress=progress,
+                    workers=args.workers,
+                    ray_address=args.ray,
+                )
+            )
         except KeyboardInterrupt:
             print(
                 f"\ninterrupted: finished games are in {out}/results.csv; "

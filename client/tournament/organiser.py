@@ -22,6 +22,18 @@ Participants:
   --name {name} --password {password}"``;
 * ``--account NAME``: a bot account that connects and registers by itself (with ``--server``).
 
+Where the games are played:
+
+* on one server: the organiser's own (a child process) or a running one (``--server``), with
+  ``--workers 1`` or ``--server``;
+* in deal sets (:mod:`client.tournament.jobs`): ``--workers N`` worker processes, or the tasks
+  of a Ray cluster (``--ray ADDRESS``, :mod:`client.tournament.ray_jobs`), each set on a private
+  server of its own with all the participants. The games, their deals and seatings are those of
+  the single-server run (same schedule, same master seed, bots seeded by the game number); only
+  ``server_game`` in ``results.csv`` is empty, the workers' servers being temporary.
+
+Either way this process files every game: ``results.csv``, the records, the standings.
+
 Resuming: the settings are saved in ``tournament.json``; ``--resume DIR`` reads them and the
 results back, and plays only the games not finished yet. The standings are always computed
 from ``results.csv`` in game-number order, so the final figures are those an uninterrupted run
@@ -30,127 +42,41 @@ would have produced.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
-import random
-import re
-import secrets
+import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from client.bot import Bot
-from client.bots import bot_names, make_bot, thinks_in_thread
-from client.hosting import LoginOptions, connect_bot
-from client.programs import PROGRAM_GRACE, BotProgram, LocalServer, command_argv
+from client.programs import LocalServer
 from client.record_files import SUFFIX as RECORD_SUFFIX
 from client.record_files import save_record
-from client.sdk import Client, ServerError
-from client.sdk_events import Closed
+from client.tournament.jobs import LocalWorkers, Workers, deal_sets, play_deal_sets
+from client.tournament.plan import NAME_RE, Entrant, Plan, parse_entrant, unique_names
+from client.tournament.play import Crashes, PlayedGame, play_on_server, rated_game
 from client.tournament.results import ResultsFile, read_results, write_standings_json
-from client.tournament_player import TournamentPlayer
-from protocol.errors import ProtocolError
-from protocol.messages import (
-    CreateTournament,
-    GetTournament,
-    StartTournament,
-    TournamentCreated,
-    TournamentGame,
-    TournamentInfo,
-    TournamentOver,
-)
-from server.tournament.ranges import merge
+from server.tournament.ranges import Range, count, merge
 from server.tournament.standings import (
-    RatedGame,
     Row,
     Standings,
     format_head_to_head,
     format_standings,
 )
 
+__all__ = [
+    "NAME_RE",
+    "Entrant",
+    "Plan",
+    "Progress",
+    "default_out",
+    "final_report",
+    "parse_entrant",
+    "run",
+    "unique_names",
+]
+
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Entrant:
-    """A participant as the organiser knows it: ``kind`` is ``bundled`` (``bot`` says which),
-    ``engine`` (``command``) or ``account``."""
-
-    name: str
-    kind: str
-    bot: str | None = None
-    command: str | None = None
-    password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
-
-
-@dataclass
-class Plan:
-    """Everything a run needs; saved as ``tournament.json`` for ``--resume``."""
-
-    entrants: list[Entrant]
-    preset: str = "classic"
-    options: dict[str, Any] = field(default_factory=dict)
-    seats: int = 4
-    games: int = 100
-    schedule: str = "round-robin"
-    hero: str | None = None
-    permute: bool = False
-    master_seed: int = 0
-    action_seconds: float = 5.0
-    concurrency: int = 2
-    every: int = 50
-
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        path.chmod(0o600)  # it holds the participants' passwords
-
-    @classmethod
-    def load(cls, path: Path) -> Plan:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        data["entrants"] = [Entrant(**e) for e in data["entrants"]]
-        return cls(**data)
-
-    @property
-    def names(self) -> list[str]:
-        return [e.name for e in self.entrants]
-
-    def meta(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k not in ("entrants", "every")} | {
-            "participants": [
-                {"name": e.name, "kind": e.kind, "bot": e.bot, "command": e.command} for e in self.entrants
-            ]
-        }
-
-
-def parse_entrant(text: str) -> Entrant:
-    """``greedy`` or ``me=greedy``: a bundled bot. Raises ValueError for an unknown bot."""
-    name, _, bot = text.partition("=")
-    bot = bot or name
-    if bot not in bot_names():
-        raise ValueError(
-            f"unknown bundled bot {bot!r} (bundled: {', '.join(bot_names())}); "
-            "use --engine NAME=COMMAND for a program, --account NAME for a bot account"
-        )
-    return Entrant(name, "bundled", bot=bot)
-
-
-def unique_names(entrants: list[Entrant]) -> list[Entrant]:
-    """Repeated names get -2, -3 ... (``greedy greedy`` plays two greedy bots)."""
-    seen: dict[str, int] = {}
-    for e in entrants:
-        seen[e.name] = seen.get(e.name, 0) + 1
-        if seen[e.name] > 1:
-            e.name = f"{e.name}-{seen[e.name]}"
-    return entrants
-
-
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
-
-
-# --------------------------------------------------------------------------- the run
 
 
 @dataclass
@@ -171,19 +97,57 @@ class Progress:
             self.say(line)
 
 
-async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) -> Standings:
+async def run(
+    plan: Plan,
+    out: Path,
+    *,
+    server: str | None = None,
+    progress: Progress,
+    workers: int | None = 1,
+    ray_address: str | None = None,
+) -> Standings:
     """Play ``plan`` (the games not yet in ``out/results.csv``); return the figures of every
     finished game, this run's and the earlier runs'. The games themselves are in the files,
     not in memory: the organiser of a 100,000-game tournament stays the size it had after
-    its first games."""
+    its first games.
+
+    Where: on the server ``server`` (``HOST:PORT``) if given; else with ``ray_address`` as Ray
+    tasks (``workers`` of them at once; None: one per CPU of the cluster); else on a server of
+    its own when ``workers`` is 1, in ``workers`` worker processes when it is more (None: one
+    per core). The results are the same every way (see the module docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "records").mkdir(exist_ok=True)
-    results_path = out / "results.csv"
     figures = Standings(plan.names)
     done: list[int] = []
-    for earlier in read_results(results_path):
+    for earlier in read_results(out / "results.csv"):
         figures.add(earlier)
         done.append(earlier.number)
+    played = merge(done)
+    del done  # merged: a few ranges
+    if figures.games:
+        progress.say(f"{figures.games} games already played")
+    ledger = _Ledger(plan, out, figures, progress)
+    try:
+        if server is not None or (ray_address is None and workers == 1):
+            crashes = await _on_one_server(plan, out, server, played, ledger, progress)
+        else:
+            crashes = await _in_deal_sets(plan, out, played, ledger, progress, workers, ray_address)
+    finally:
+        ledger.close()
+    if any(crashes.counts.values()):
+        progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.counts.items() if c))
+    for name, tail in crashes.tails.items():
+        log.warning("%s's last crash; its last lines:\n%s", name, "\n".join(tail))
+    engines = [e.name for e in plan.entrants if e.kind == "engine"]
+    meta = plan.meta() | {"crashes": {name: crashes.counts.get(name, 0) for name in engines}}
+    write_standings_json(out / "standings.json", figures, meta)
+    return figures
+
+
+async def _on_one_server(
+    plan: Plan, out: Path, server: str | None, played: tuple[Range, ...], ledger: _Ledger, progress: Progress
+) -> Crashes:
+    """Every remaining game on one server: ``server`` (HOST:PORT) or one started here."""
     local: LocalServer | None = None
     if server is None:
         local = LocalServer(out / "server.sqlite3", out / "server.log")
@@ -191,169 +155,78 @@ async def run(plan: Plan, out: Path, *, server: str | None, progress: Progress) 
     else:
         host, _, port_text = server.rpartition(":")
         host, port = host or "127.0.0.1", int(port_text)
-    engines: list[BotProgram] = []
-    players: list[asyncio.Task[Any]] = []
-    clients: list[Client] = []
-    results = ResultsFile(results_path)
     try:
-        org = await Client.connect(host, port, client_name="shithead-tournament")
-        clients.append(org)
-        await org.login(f"organiser-{secrets.token_hex(3)}", guest=True)
-        created = await org.ask(
-            CreateTournament,
-            TournamentCreated,
-            name=out.name[:40] or "tournament",
-            preset=plan.preset,
-            options=plan.options or None,
-            seats=plan.seats,
-            games=plan.games,
-            schedule=plan.schedule,
-            hero=plan.hero,
-            permute=plan.permute,
-            master_seed=plan.master_seed,
-            action_seconds=plan.action_seconds,
-            concurrency=plan.concurrency,
-            participants=plan.names,
-            # As ranges: a long tournament's list of numbers would not fit in one frame.
-            done_ranges=[list(r) for r in merge(done)] or None,
+        return await play_on_server(
+            plan, host, port, done=played, log_dir=out, name=out.name, on_game=ledger.file, say=progress.say
         )
-        tid = created.tournament
-        del done  # sent: not needed again
-        progress.say(
-            f"tournament {tid} on {host}:{port}: {len(plan.entrants)} participants, "
-            f"{plan.games} games, master seed {plan.master_seed}"
-            + (f", {figures.games} games already played" if figures.games else "")
-        )
-        fields = {"host": host, "port": port, "tournament": tid}
-        for e in plan.entrants:
-            if e.kind == "bundled":
-                # Logged in here, before the start, so that a refused login stops the run at once.
-                login = LoginOptions(
-                    name=e.name, password=e.password, host=host, port=port, client_name=f"tournament-{e.bot}"
-                )
-                c = await connect_bot(login)
-                clients.append(c)
-                bot = e.bot or e.name
-                player = TournamentPlayer(
-                    c, _seeded(bot, plan.master_seed, e.name), tid, think_in_thread=thinks_in_thread(bot)
-                )
-                players.append(asyncio.create_task(player.run()))
-            elif e.kind == "engine":
-                assert e.command is not None
-                eng = BotProgram(
-                    command_argv(e.command, fields | {"name": e.name, "password": e.password}),
-                    out / f"{e.name}.log",
-                    lambda: _finished(org, tid),
-                    name=e.name,
-                )
-                engines.append(eng)
-                players.append(asyncio.create_task(eng.keep_running()))
-        await _wait_for_registrations(org, tid, plan, progress)
-        await org.request(StartTournament, tournament=tid)
-        total = figures.games
-        async for msg in org.messages():
-            if isinstance(msg, TournamentGame) and msg.tournament == tid:
-                r = msg.result
-                res = RatedGame(
-                    r["number"],
-                    r["deal"],
-                    tuple(r["seats"]),
-                    tuple(r["places"]),
-                    r["capped"],
-                    tuple(r["timeouts"]),
-                    tuple(r["illegal"]),
-                    tuple(r["disconnects"]),
-                )
-                try:
-                    figures.add(res)
-                except ValueError as exc:  # a server that reports a game twice: kept once
-                    log.warning("tournament_game %d: %s", res.number, exc)
-                    continue
-                results.add(
-                    res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"], server_game=r["server_game"]
-                )
-                total += 1
-                try:
-                    record = await org.get_record(r["server_game"])
-                    save_record(out / "records" / f"{r['number']}{RECORD_SUFFIX}", record)
-                except Exception as exc:  # a missing record is reported, not fatal
-                    log.warning("no record for game %d: %s", r["number"], exc)
-                progress.on_game(total, _total_games(plan))
-                if plan.every and total % plan.every == 0:
-                    write_standings_json(out / "standings.json", figures, plan.meta())
-                    progress.standings(figures.rows(), total)
-            elif isinstance(msg, TournamentOver) and msg.tournament == tid:
-                break
-            elif isinstance(msg, Closed):
-                raise ConnectionError(f"lost the server: {msg.reason}")
-        # The programs end their runs on tournament_over too: let them finish by themselves.
-        await asyncio.gather(*(eng.stop(grace=PROGRAM_GRACE) for eng in engines))
-        crashes = {eng.name: eng.crash_count for eng in engines if eng.crashes}
-        if crashes:
-            progress.say("crashes: " + ", ".join(f"{n} {c}" for n, c in crashes.items()))
-        meta = plan.meta() | {"crashes": {eng.name: eng.crash_count for eng in engines}}
-        write_standings_json(out / "standings.json", figures, meta)
-        return figures
     finally:
-        results.close()
-        for eng in engines:
-            await eng.stop()
-        for task in players:
-            task.cancel()
-        await asyncio.gather(*players, return_exceptions=True)
-        for c in clients:
-            await c.close()
         if local is not None:
             local.stop()
 
 
-def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Bot]:
-    """Bundled bots get a random generator seeded by the master seed, their name and the game
-    number: the same tournament plays the same way again (resume relies on it only for the
-    games it still has to play)."""
+async def _in_deal_sets(
+    plan: Plan,
+    out: Path,
+    played: tuple[Range, ...],
+    ledger: _Ledger,
+    progress: Progress,
+    workers: int | None,
+    ray_address: str | None,
+) -> Crashes:
+    """The remaining games cut into deal sets, played by worker processes or Ray tasks."""
+    pool: Workers
+    if ray_address is not None:
+        from client.tournament.ray_jobs import RayWorkers  # Ray is an optional extra
 
-    def make(game: int) -> Bot:
-        return make_bot(bot, random.Random(f"{master_seed}:{name}:{game}"))
-
-    return make
-
-
-def _total_games(plan: Plan) -> int:
-    import math
-
-    per = math.factorial(plan.seats) if plan.permute else plan.seats
-    return -(-plan.games // per) * per
-
-
-async def _finished(org: Client, tid: int) -> bool:
-    """Whether the server says tournament ``tid`` is over. Unknown (the question failed) counts
-    as not over: a program that exits then is restarted, as after any crash."""
+        pool = RayWorkers(ray_address, workers)
+    else:
+        pool = LocalWorkers(workers or os.cpu_count() or 1, out)
     try:
-        info = (await org.ask(GetTournament, TournamentInfo, tournament=tid)).info
-    except (ConnectionError, ServerError, ProtocolError) as exc:
-        log.warning("cannot ask whether tournament %d is over: %s", tid, exc)
-        return False
-    return info["status"] == "finished"
+        sets = deal_sets(plan, played, pool.slots)
+        left = sum(count(s) for s in sets)
+        progress.say(
+            f"{len(plan.entrants)} participants, {plan.games} games, master seed {plan.master_seed}: "
+            f"{left} games in {len(sets)} deal sets on {pool.describe()}"
+        )
+        return await play_deal_sets(pool, plan, sets, ledger.file)
+    finally:
+        await pool.close()
 
 
-async def _wait_for_registrations(
-    org: Client, tid: int, plan: Plan, progress: Progress, timeout: float = 120.0
-) -> None:
-    """Until every participant has registered (programs need a moment to start)."""
-    began = time.monotonic()
-    said = False
-    while True:
-        info = (await org.ask(GetTournament, TournamentInfo, tournament=tid)).info
-        present = {p["name"] for p in info["participants"]}
-        missing = [n for n in plan.names if n not in present]
-        if not missing:
+class _Ledger:
+    """Files each finished game as it arrives, whichever server played it: its rows in
+    ``results.csv`` (written and synced before anything else: the file is the tournament's
+    memory), its record in ``records/``, the running figures, the progress, and the standings
+    every ``plan.every`` games."""
+
+    def __init__(self, plan: Plan, out: Path, figures: Standings, progress: Progress) -> None:
+        self.plan = plan
+        self.out = out
+        self.figures = figures
+        self.progress = progress
+        self.results = ResultsFile(out / "results.csv")
+
+    def file(self, game: PlayedGame) -> None:
+        r = game.result
+        res = rated_game(r)
+        try:
+            self.figures.add(res)
+        except ValueError as exc:  # a server that reports a game twice: kept once
+            log.warning("tournament_game %d: %s", res.number, exc)
             return
-        if time.monotonic() - began > timeout:
-            raise TimeoutError("participants did not register: " + ", ".join(missing))
-        if not said and time.monotonic() - began > 3:
-            progress.say("waiting for: " + ", ".join(missing))
-            said = True
-        await asyncio.sleep(0.2)
+        self.results.add(
+            res, seed=r["seed"], rotation=r["rotation"], actions=r["actions"], server_game=r["server_game"]
+        )
+        if game.record is not None:
+            save_record(self.out / "records" / f"{res.number}{RECORD_SUFFIX}", game.record)
+        total = self.figures.games
+        self.progress.on_game(total, self.plan.total_games)
+        if self.plan.every and total % self.plan.every == 0:
+            write_standings_json(self.out / "standings.json", self.figures, self.plan.meta())
+            self.progress.standings(self.figures.rows(), total)
+
+    def close(self) -> None:
+        self.results.close()
 
 
 def final_report(plan: Plan, figures: Standings) -> list[str]:
