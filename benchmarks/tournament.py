@@ -10,7 +10,7 @@ each), with duplicate deals, played twice:
   ``event_to_dict``), one game after another in one process.
 
 It prints games/s and actions/s of both and the ratio (target: the server path reaches at
-least 0.3 of the in-process rate). Then the same tournament as ``shithead-tournament`` plays it
+least 0.6 of the in-process rate, issue 14). Then the same tournament as ``shithead-tournament`` plays it
 by default, in deal sets on one worker process per core (each with a server of its own), and
 its ratio to in-process (``benchmarks/cluster.py`` compares the ways of spreading the games).
 Nothing is asserted: the machine is shared and noisy.
@@ -136,7 +136,7 @@ def main() -> None:
         f"({games_s} games, {acts_s:,} actions in {secs_s:.1f} s; concurrency {args.concurrency})"
     )
     ratio = (games_s / secs_s) / (games_i / secs_i)
-    print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.3: {'met' if ratio >= 0.3 else 'NOT met'})")
+    print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.6: {'met' if ratio >= 0.6 else 'NOT met'})")
     if args.workers > 1:
         with tempfile.TemporaryDirectory() as tmp:
             secs_w, games_w, acts_w = asyncio.run(
