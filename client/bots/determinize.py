@@ -20,8 +20,10 @@ Only the views and events a seat receives go in; nothing here can see a server's
 from __future__ import annotations
 
 import logging
+import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from client.bot import Bot
@@ -33,7 +35,7 @@ from server.engine.cards import RANK
 from server.engine.policies import greedy_for_view
 from server.engine.position import PositionError, game_from
 
-__all__ = ["DeterminizingBot", "Determinizer", "candidate_key", "place_score"]
+__all__ = ["DROP_Z", "DeterminizingBot", "Determinizer", "candidate_key", "compare_paired", "place_score"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,88 @@ def place_score(game: Game, seat: int) -> float:
     places = game.places
     assert places is not None, "the game is not over"
     return 1.0 - places.index(seat) / (game.n - 1)
+
+
+DROP_Z = 2.0
+"""A candidate whose mean difference to the default is more than this many standard errors
+below zero (after ``min_samples`` samples) gets no more playouts."""
+
+
+def _mean_se(total: float, total_sq: float, k: int) -> tuple[float, float]:
+    """Mean and standard error of ``k`` values given their sum and sum of squares."""
+    if k == 0:
+        return 0.0, 0.0
+    mean = total / k
+    if k == 1:
+        return mean, 1.0  # one value says nothing about the spread: assume the widest
+    var = max(0.0, (total_sq - k * mean * mean) / (k - 1))
+    return mean, math.sqrt(var / k)
+
+
+def _behind(total: float, total_sq: float, k: int) -> bool:
+    """Whether a candidate with these paired differences is clearly behind the default."""
+    mean, se = _mean_se(total, total_sq, k)
+    return mean + DROP_Z * se <= 0
+
+
+def compare_paired(
+    k: int,
+    first: Game,
+    sample: Callable[[], Game],
+    score: Callable[[Game, int], float],
+    *,
+    margin: float,
+    min_samples: int,
+    max_playouts: int | None,
+    budget: float | None,
+) -> tuple[int, int]:
+    """Compare ``k`` candidates with candidate 0, the *default*, on common samples.
+
+    Each round scores the default and every candidate still alive on the same determinization
+    (``first``, then one ``sample()`` per round): ``score(game, j)`` plays candidate ``j`` out
+    on a copy of ``game`` (it must not change ``game``) and returns the seat's score. After
+    ``min_samples`` rounds a candidate whose mean difference to the default is more than
+    :data:`DROP_Z` standard errors below zero is dropped; the rounds stop when none is left,
+    after ``max_playouts`` scores, or when ``budget`` seconds have passed (at least one round).
+
+    Returns ``(j, playouts)``: the candidate with the best positive mean difference if that
+    mean is more than ``margin`` standard errors (of the paired difference) above zero, else 0
+    (the default); and how many scores were computed.
+    """
+    diff = [0.0] * k  # per candidate: sum over its samples of score(it) - score(default)
+    diff_sq = [0.0] * k
+    count = [0] * k
+    alive = list(range(1, k))
+    deadline = None if budget is None else time.perf_counter() + budget
+    game = first
+    samples = playouts = 0
+    while True:
+        base = score(game, 0)
+        for j in alive:
+            d = score(game, j) - base
+            diff[j] += d
+            diff_sq[j] += d * d
+            count[j] += 1
+        samples += 1
+        playouts += 1 + len(alive)
+        if samples >= min_samples:
+            # Drop candidates clearly behind the default: the samples go to the others.
+            alive = [j for j in alive if not _behind(diff[j], diff_sq[j], count[j])]
+            if not alive:
+                break
+        if (max_playouts is not None and playouts >= max_playouts) or (
+            deadline is not None and time.perf_counter() >= deadline
+        ):
+            break
+        game = sample()
+    best, best_mean, best_se = 0, 0.0, 0.0
+    for j in range(1, k):
+        mean, se = _mean_se(diff[j], diff_sq[j], count[j])
+        if mean > best_mean:
+            best, best_mean, best_se = j, mean, se
+    if best == 0 or best_mean <= margin * best_se:
+        return 0, playouts  # nothing clearly better than the default
+    return best, playouts
 
 
 class Determinizer:
@@ -130,23 +214,31 @@ class DeterminizingBot(Bot):
 
     ``options``: rule overrides known to be in force (the view names only the preset).
     ``rollout_cap``: actions per playout before it is scored as a capped game (C18).
+    ``infer_pickups``: the tracker reads an opponent's pick-up as "it could not play"
+    (:class:`~client.bots.tracker.CardTracker`), and the deals follow.
     ``stats`` counts, over the bot's lifetime, ``decisions``, ``searched`` decisions and
     ``fallbacks``; subclasses add their own counters.
     """
 
     def __init__(
-        self, rng: random.Random | None = None, *, rollout_cap: int = 300, options: dict[str, Any] | None = None
+        self,
+        rng: random.Random | None = None,
+        *,
+        rollout_cap: int = 300,
+        options: dict[str, Any] | None = None,
+        infer_pickups: bool = False,
     ) -> None:
         super().__init__(rng)
         self.rollout_cap = rollout_cap
-        self.tracker = CardTracker(options=options)
+        self.infer_pickups = infer_pickups
+        self.tracker = CardTracker(options=options, infer_pickups=infer_pickups)
         self._warned = False
         self.stats: dict[str, int] = {"decisions": 0, "searched": 0, "fallbacks": 0}
 
     # ------------------------------------------------------------------ Bot hooks
 
     def on_game_start(self, view: View) -> None:
-        self.tracker = CardTracker(options=self.tracker.options)
+        self.tracker = CardTracker(options=self.tracker.options, infer_pickups=self.infer_pickups)
         self.tracker.update(view, [])
         self._warned = False
 

@@ -27,7 +27,9 @@ games, before the drop rule below), ``margin=0`` gave a mean place of 2.55 (wors
 of equal play), ``margin=1`` 2.23; 0.5, 1 and 1.5 were alike at 200 playouts (2.10-2.14).
 After ``min_samples`` samples a candidate more than ``DROP_Z`` standard errors behind the
 default gets no more playouts (the time goes to the others); when none is left, the default
-is played at once.
+is played at once. This comparison is :func:`client.bots.determinize.compare_paired`, shared
+with the ismcts bot's paired-root variant; the sampling is its
+:class:`~client.bots.determinize.Determinizer`.
 
 Candidates are the legal actions up to equivalence: without suit runs the suits of a play
 do not matter, so ``play 7h`` and ``play 7d`` are one candidate (so are pairs of 7s, and
@@ -45,12 +47,10 @@ different game.
 
 from __future__ import annotations
 
-import math
 import random
-import time
 from typing import Any, ClassVar
 
-from client.bots.determinize import DeterminizingBot, candidate_key, place_score
+from client.bots.determinize import DeterminizingBot, candidate_key, compare_paired, place_score
 from protocol.payloads import View
 from server.engine import Game
 from server.engine.actions import Action
@@ -61,28 +61,6 @@ __all__ = ["SearchBot", "candidate_key"]
 
 Rollout = Policy
 """A playout policy ``(game, seat, rng) -> action``."""
-
-
-DROP_Z = 2.0
-"""A candidate whose mean difference to the default is more than this many standard errors
-below zero (after ``min_samples`` samples) gets no more playouts."""
-
-
-def _mean_se(total: float, total_sq: float, k: int) -> tuple[float, float]:
-    """Mean and standard error of ``k`` values given their sum and sum of squares."""
-    if k == 0:
-        return 0.0, 0.0
-    mean = total / k
-    if k == 1:
-        return mean, 1.0  # one value says nothing about the spread: assume the widest
-    var = max(0.0, (total_sq - k * mean * mean) / (k - 1))
-    return mean, math.sqrt(var / k)
-
-
-def _behind(total: float, total_sq: float, k: int) -> bool:
-    """Whether a candidate with these paired differences is clearly behind the default."""
-    mean, se = _mean_se(total, total_sq, k)
-    return mean + DROP_Z * se <= 0
 
 
 class SearchBot(DeterminizingBot):
@@ -114,8 +92,9 @@ class SearchBot(DeterminizingBot):
         min_samples: int = 8,
         options: dict[str, Any] | None = None,
         rollout: Rollout | None = None,
+        infer_pickups: bool = False,
     ) -> None:
-        super().__init__(rng, rollout_cap=rollout_cap, options=options)
+        super().__init__(rng, rollout_cap=rollout_cap, options=options, infer_pickups=infer_pickups)
         if budget is None and max_sims is None:
             raise ValueError("give a time budget or max_sims (or both)")
         self.budget = budget
@@ -141,42 +120,20 @@ class SearchBot(DeterminizingBot):
         # so every sample agrees); the others must beat it on the same samples.
         default = reps.get(candidate_key(policy(root, me, rng), dets.rules.suit_runs), next(iter(reps.values())))
         order = [default] + [i for i in reps.values() if i != default]
-        k = len(order)
-        diff = [0.0] * k  # per candidate: sum over its samples of score(it) - score(default)
-        diff_sq = [0.0] * k
-        count = [0] * k
-        alive = list(range(1, k))
-        deadline = None if self.budget is None else time.perf_counter() + self.budget
-        samples = playouts = 0
-        while True:
-            base = self._playout(root, me, actions[default], policy, rng)
-            for j in alive:
-                d = self._playout(root, me, actions[order[j]], policy, rng) - base
-                diff[j] += d
-                diff_sq[j] += d * d
-                count[j] += 1
-            samples += 1
-            playouts += 1 + len(alive)
-            if samples >= self.min_samples:
-                # Drop candidates clearly behind the default: the samples go to the others.
-                alive = [j for j in alive if not _behind(diff[j], diff_sq[j], count[j])]
-                if not alive:
-                    break
-            if (self.max_sims is not None and playouts >= self.max_sims) or (
-                deadline is not None and time.perf_counter() >= deadline
-            ):
-                break
-            root = dets.game(rng)
+        best, playouts = compare_paired(
+            len(order),
+            root,
+            lambda: dets.game(rng),
+            lambda game, j: self._playout(game, me, actions[order[j]], policy, rng),
+            margin=self.margin,
+            min_samples=self.min_samples,
+            max_playouts=self.max_sims,
+            budget=self.budget,
+        )
         self.stats["searched"] += 1
         self.stats["playouts"] += playouts
-        best, best_mean, best_se = 0, 0.0, 0.0
-        for j in range(1, k):
-            mean, se = _mean_se(diff[j], diff_sq[j], count[j])
-            if mean > best_mean:
-                best, best_mean, best_se = j, mean, se
-        if best == 0 or best_mean <= self.margin * best_se:
-            return default  # nothing clearly better than the default
-        self.stats["deviations"] += 1
+        if best:
+            self.stats["deviations"] += 1
         return order[best]
 
     @staticmethod
