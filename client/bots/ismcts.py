@@ -48,7 +48,7 @@ import random
 import time
 from typing import Any, ClassVar
 
-from client.bots.determinize import DeterminizingBot, candidate_key
+from client.bots.determinize import DeterminizingBot, Determinizer, candidate_key, compare_paired
 from protocol.payloads import View
 from server.engine import Game
 from server.engine.actions import Action
@@ -105,11 +105,14 @@ class ISMCTSBot(DeterminizingBot):
         bias: float = 0.5,
         margin: float = 1.0,
         tree_opponents: bool = True,
+        paired_root: bool = False,
+        min_samples: int = 8,
+        infer_pickups: bool = True,
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         rollout: Policy | None = None,
     ) -> None:
-        super().__init__(rng, rollout_cap=rollout_cap, options=options)
+        super().__init__(rng, rollout_cap=rollout_cap, options=options, infer_pickups=infer_pickups)
         if budget is None and max_iterations is None:
             raise ValueError("give a time budget or max_iterations (or both)")
         self.budget = budget
@@ -118,6 +121,8 @@ class ISMCTSBot(DeterminizingBot):
         self.bias = bias
         self.margin = margin
         self.tree_opponents = tree_opponents
+        self.paired_root = paired_root
+        self.min_samples = min_samples
         self.rollout = rollout or greedy_policy
         self.stats.update(iterations=0, deviations=0)
 
@@ -131,11 +136,13 @@ class ISMCTSBot(DeterminizingBot):
             self.stats["fallbacks"] += 1
             return self.heuristic(view)
         default_key = (me, candidate_key(self.rollout(game, me, rng), suit_runs))
+        if self.paired_root:
+            return self._paired(game, dets, me, actions, reps, default_key[1])
         root = _Node(-1)
         deadline = None if self.budget is None else time.perf_counter() + self.budget
         iterations = 0
         while True:
-            self._iterate(root, game, me, suit_runs, rng)
+            self._backpropagate(self._iterate(root, game, me, suit_runs, rng))
             iterations += 1
             if (self.max_iterations is not None and iterations >= self.max_iterations) or (
                 deadline is not None and time.perf_counter() >= deadline
@@ -149,6 +156,40 @@ class ISMCTSBot(DeterminizingBot):
             self.stats["deviations"] += 1
         return reps.get(key[1], reps.get(default_key[1], 0))
 
+    def _paired(
+        self, game: Game, dets: Determinizer, me: int, actions: list[Action], reps: dict[Any, int], default: Any
+    ) -> int:
+        """The paired-root variant: the root candidates are compared on common determinizations
+        (:func:`~client.bots.determinize.compare_paired`, the search bot's rule), each played
+        out through its own SO-ISMCTS subtree."""
+        rng, suit_runs = self.rng, dets.rules.suit_runs
+        order = [reps.get(default, next(iter(reps.values())))]
+        order += [i for i in reps.values() if i != order[0]]
+        nodes = [_Node(me) for _ in order]
+
+        def score(g: Game, j: int) -> float:
+            g = g.clone()
+            g.apply(me, actions[order[j]])
+            path, scores = self._iterate(nodes[j], g, me, suit_runs, rng)
+            self._backpropagate(([nodes[j], *path], scores))
+            return scores[me]
+
+        best, playouts = compare_paired(
+            len(order),
+            game,
+            lambda: dets.game(rng),
+            score,
+            margin=self.margin,
+            min_samples=self.min_samples,
+            max_playouts=self.max_iterations,
+            budget=self.budget,
+        )
+        self.stats["searched"] += 1
+        self.stats["iterations"] += playouts
+        if best:
+            self.stats["deviations"] += 1
+        return order[best]
+
     def _final(self, root: _Node, default_key: Any) -> Any:
         """The key of the root child to play (see the module docstring's rule)."""
         best_key, best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].mean()))
@@ -161,8 +202,12 @@ class ISMCTSBot(DeterminizingBot):
         se = math.sqrt(_variance(best) / best.visits + _variance(default) / default.visits)
         return best_key if diff > self.margin * se else default_key
 
-    def _iterate(self, root: _Node, game: Game, me: int, suit_runs: bool, rng: random.Random) -> None:
-        """One iteration of SO-ISMCTS on determinization ``game`` (consumed) for seat ``me``."""
+    def _iterate(
+        self, root: _Node, game: Game, me: int, suit_runs: bool, rng: random.Random
+    ) -> tuple[list[_Node], list[float]]:
+        """One iteration of SO-ISMCTS from ``root`` on determinization ``game`` (consumed) for
+        seat ``me``: selection, expansion and the playout. Returns the nodes passed below
+        ``root`` and every seat's score, for :meth:`_backpropagate`."""
         c, bias, rollout = self.exploration, self.bias, self.rollout
         opponents_choose = self.tree_opponents
         node = root
@@ -229,6 +274,12 @@ class ISMCTSBot(DeterminizingBot):
         scores = [0.0] * game.n
         for i, s in enumerate(places):
             scores[s] = 1.0 - i / last
+        return path, scores
+
+    @staticmethod
+    def _backpropagate(walk: tuple[list[_Node], list[float]]) -> None:
+        """Count a visit and the score of the seat that acted into each node of the walk."""
+        path, scores = walk
         for nd in path:
             x = scores[nd.seat]
             nd.visits += 1

@@ -42,12 +42,13 @@ def _bot(seed: int, **kwargs: Any) -> ISMCTSBot:
 
 @pytest.mark.parametrize(("preset", "seats"), [("classic", 4), ("linz", 3), ("smeghead", 4), ("six_players", 6)])
 def test_ismcts_plays_legal_moves_to_the_end(preset: str, seats: int) -> None:
-    """ismcts bots (both opponent models) and random bots finish a game; every answer is legal
-    (play_with_bots asserts it) and the search never needs its fallback."""
+    """ismcts bots (the plain tree with opponents in it; the paired root with greedy opponents)
+    and random bots finish a game; every answer is legal (play_with_bots asserts it) and the
+    search never needs its fallback."""
     rules = make_rules(preset, {"max_actions": 400})
     seats = min(seats, rules.max_players)
     game = Game.new(rules, seats, rng=random.Random(_seed("ismcts", preset)))
-    bots: list[Bot] = [_bot(0), _bot(1, tree_opponents=False)]
+    bots: list[Bot] = [_bot(0, paired_root=False), _bot(1, paired_root=True, tree_opponents=False)]
     bots += [_RandomBot(random.Random(s)) for s in range(2, seats)]
     play_with_bots(game, bots)
     assert game.outcome() is not None
@@ -55,7 +56,7 @@ def test_ismcts_plays_legal_moves_to_the_end(preset: str, seats: int) -> None:
     for bot in bots[:2]:
         assert isinstance(bot, ISMCTSBot)
         assert bot.stats["fallbacks"] == 0
-        assert bot.stats["iterations"] == 8 * bot.stats["searched"]
+        assert bot.stats["iterations"] >= bot.stats["searched"]
         searched += bot.stats["searched"]
     assert searched > 0
 
@@ -166,12 +167,16 @@ def _endgame() -> Game:
     )
 
 
-@pytest.mark.parametrize("tree_opponents", [True, False])
-def test_ismcts_finds_the_winning_burn(tree_opponents: bool) -> None:
+@pytest.mark.parametrize(
+    ("paired_root", "tree_opponents"), [(False, True), (False, False), (True, True), (True, False)]
+)
+def test_ismcts_finds_the_winning_burn(paired_root: bool, tree_opponents: bool) -> None:
     """The greedy choice (the lowest card) loses; the tree search burns first and wins."""
     game = _endgame()
     view = view_for(game, 0)
-    bot = ISMCTSBot(random.Random(1), budget=None, max_iterations=60, tree_opponents=tree_opponents)
+    bot = ISMCTSBot(
+        random.Random(1), budget=None, max_iterations=60, paired_root=paired_root, tree_opponents=tree_opponents
+    )
     bot.observe(view, [])
     assert view["legal"][bot.heuristic(view)] == "play 4c"  # greedy's choice
     assert bot.choose(view) == "play Ts"
