@@ -3,6 +3,8 @@
     python benchmarks/strength.py                          # both matchups, 400 games each
     python benchmarks/strength.py --matchup search:greedy --games 400 --budget 0.1 --procs 2
     python benchmarks/strength.py --matchup greedy:random --layout 1v3
+    python benchmarks/strength.py --ladder --games 200     # docs/STRENGTH.md: each bot 1v3 vs greedy
+    python benchmarks/strength.py --matchup ismcts:search  # the head-to-head of docs/STRENGTH.md
 
 Duplicate deals. Deal ``d`` (deck order and dealer) is derived from ``--seed`` and ``d`` and is
 played four times with the seat assignment rotated by one seat each time, so each bot plays
@@ -13,6 +15,12 @@ every seat of the same cards and luck of the deal cancels out. Layouts (``--layo
   every deal twice; the two means of place add up to 5.
 * ``1v3``: one A against three Bs (A at seat 0, 1, 2, 3 in turn): how A does at a table of
   Bs. Equal strength means a mean place of 2.5 and a loss rate of 25 %.
+
+The ladder (``--ladder``) is one 1v3 row per bot against three ``greedy`` bots, on the same
+deals: ``random``, ``greedy`` (against itself: 2.5 and 25 % by construction), ``search``,
+``ismcts`` and ``perfect``, the ceiling: :class:`benchmarks.perfect.PerfectBot`, the ismcts
+search run on the true game (it sees every card; it is handed the game here and exists nowhere
+else). Each row prints the command that reproduces it.
 
 What a bot gets is exactly what it would get over the wire: ``on_game_start`` with its first
 view, then, whenever it must act, ``observe(view_for(game, seat), events)`` with the events
@@ -25,15 +33,19 @@ Statistics. The games of one deal are correlated (same cards, same opponents), s
 one cluster: per deal and bot, the mean place and the loss rate (loss = last place, the
 shithead) over that bot's seats in the four games; the figure is the mean over deals and the
 95 % interval is the normal approximation ``mean ± 1.96 · sd / sqrt(deals)`` of the deal means.
-First places are counted. Work is spread over ``--procs`` processes by deal.
+First places are counted. In 2v2 the difference of the two bots' mean places (A - B) gets the
+same treatment, per deal, so its interval says whether one bot is better. Work is spread over
+``--procs`` processes by deal.
 
-Cost. The default search budget is 0.1 s per decision (``--budget``; about 100-200 playouts
-on this 2-core machine, fewer when it is busy). With it, 400 games of search against greedy
-took 9.5 min (2v2) and 4.5 min (1v3) with ``--procs 2``; greedy against random takes seconds.
+Cost. The default search budget is 0.1 s per decision (``--budget``, for ``search``,
+``ismcts`` and ``perfect`` alike; about 100-200 playouts on this 2-core machine, fewer when it
+is busy). With it, 400 games of search against greedy took 9.5 min (2v2) and 4.5 min (1v3)
+with ``--procs 2``; greedy against random takes seconds; a 2v2 game of two searching bots
+costs four times a 1v3 game. ``--ismcts key=value,...`` passes options to ``ismcts`` and
+``perfect`` (the tuning runs of docs/STRENGTH.md).
 
-The bots come from ``client.bots.make_bot`` when that registry exists; until then ``random``
-and ``greedy`` are small stand-ins defined here (view-based, the same logic as the engine's
-policies) and ``search`` is :class:`client.bots.search.SearchBot`.
+The bots are the catalogue's (:func:`client.bots.make_bot`), except that ``search`` and
+``ismcts`` get the budget, and ``perfect``, which is not in the catalogue.
 """
 
 from __future__ import annotations
@@ -268,8 +280,6 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
 
 LADDER = ("random", "greedy", "search", "ismcts", "perfect")
 """The rows of ``--ladder``: each bot seated 1v3 against three ``greedy`` bots."""
-HEAD_TO_HEAD = ("ismcts", "search")
-"""The head-to-head of ``--ladder``: the two best fair bots, 2v2."""
 
 
 def run_matchup(matchup: tuple[str, str], layout: str, args: argparse.Namespace) -> str:
@@ -306,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ladder",
         action="store_true",
-        help=f"every ladder row ({', '.join(LADDER)}) 1v3 against greedy, then {HEAD_TO_HEAD[0]}:{HEAD_TO_HEAD[1]} 2v2",
+        help=f"the ladder: each of {', '.join(LADDER)} 1v3 against three greedy bots (--rows: some of them)",
     )
+    parser.add_argument("--rows", default="", help="with --ladder: a comma-separated subset of the rows")
     parser.add_argument("--games", type=int, default=400, help="games per matchup (rounded up to 4s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -321,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs: list[tuple[tuple[str, str], str]]
     if args.ladder:
-        runs = [((name, "greedy"), "1v3") for name in LADDER] + [(HEAD_TO_HEAD, "2v2")]
+        rows = args.rows.split(",") if args.rows else list(LADDER)
+        runs = [((name, "greedy"), "1v3") for name in rows]
     elif args.matchup == "all":
         runs = [(("greedy", "random"), args.layout), (("search", "greedy"), args.layout)]
     else:

@@ -21,7 +21,10 @@ position, whatever the hidden cards were. Each iteration
    a few hundred iterations a decision, unexplored opponent moves would otherwise be modelled
    as random play, while the opponents actually play well;
 3. **expands** one untried available action (the greedy choice first when it is untried);
-   forced moves (one candidate) are passed through without spending the expansion;
+   forced moves (one candidate) are passed through without spending the expansion. With
+   ``widen`` > 0, nodes below the decision root widen progressively: a node whose available
+   children number ``k`` (greedy's first) gets another only after ``widen * k**2`` visits, so
+   that a rarely visited continuation is played as greedy would rather than explored at random;
 4. **plays out** the game with the engine's greedy policy for every seat
    (:func:`server.engine.policies.greedy_policy`), scored per seat by place (1 for first, 0 for
    the shithead, linear in between; playouts longer than ``rollout_cap`` actions end as capped
@@ -34,7 +37,21 @@ Actions are grouped up to equivalence for the seat that takes them
 The choice at the root: the most visited child, unless it is not clearly better than the
 greedy choice (mean score above the greedy child's by more than ``margin`` standard errors
 of the difference), in which case the greedy choice is played. The same rule keeps the search
-bot from deviating on noise; measured figures are in ``docs/STRENGTH.md``.
+bot from deviating on noise.
+
+Variants (options), all measured against the search bot in ``docs/STRENGTH.md``:
+
+* ``tree_opponents`` (default on): the opponents' moves are chosen in the tree by UCB from
+  their own point of view, as above; off, they are played by the greedy policy (their moves
+  are still edges of the tree, as observed, so the seat's later decisions stay information
+  sets) and only the seat's own decisions are searched;
+* ``paired_root`` (default off): the root candidates are compared as the search bot compares
+  them (:func:`~client.bots.determinize.compare_paired`: every candidate on the same
+  determinization, dropped when clearly behind, the greedy choice kept unless another beats it
+  by ``margin`` standard errors of the paired difference), each played out through its own
+  SO-ISMCTS subtree instead of by greedy alone;
+* ``infer_pickups`` (default on): the tracker reads an opponent's pick-up as "it had nothing
+  to play" and deals accordingly (:class:`~client.bots.tracker.CardTracker`).
 
 Setup, the announce phase, forced moves and fallbacks are
 :class:`~client.bots.determinize.DeterminizingBot`'s: the greedy policy on the view. The bot
@@ -87,7 +104,9 @@ class ISMCTSBot(DeterminizingBot):
     decision (``None``: no limit). With ``budget=None`` and a seeded ``rng`` the bot is
     deterministic. ``exploration``: the UCB constant ``c``. ``bias``: weight of the progressive
     bias toward the greedy choice. ``margin``: standard errors by which the most visited root
-    child must beat the greedy choice (0: always the most visited). ``rollout``: the playout
+    child must beat the greedy choice (0: always the most visited). ``tree_opponents``,
+    ``paired_root`` (with ``min_samples``, its rounds before dropping a candidate),
+    ``infer_pickups`` and ``widen``: the variants of the module docstring. ``rollout``: the playout
     policy ``(game, seat, rng) -> action``. ``rollout_cap`` and ``options``: see
     :class:`~client.bots.determinize.DeterminizingBot`. ``stats`` adds ``iterations`` and
     ``deviations`` (decisions where the choice was not greedy's).
@@ -108,6 +127,7 @@ class ISMCTSBot(DeterminizingBot):
         paired_root: bool = False,
         min_samples: int = 8,
         infer_pickups: bool = True,
+        widen: float = 0.0,
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         rollout: Policy | None = None,
@@ -123,6 +143,7 @@ class ISMCTSBot(DeterminizingBot):
         self.tree_opponents = tree_opponents
         self.paired_root = paired_root
         self.min_samples = min_samples
+        self.widen = widen
         self.rollout = rollout or greedy_policy
         self.stats.update(iterations=0, deviations=0)
 
@@ -208,7 +229,7 @@ class ISMCTSBot(DeterminizingBot):
         """One iteration of SO-ISMCTS from ``root`` on determinization ``game`` (consumed) for
         seat ``me``: selection, expansion and the playout. Returns the nodes passed below
         ``root`` and every seat's score, for :meth:`_backpropagate`."""
-        c, bias, rollout = self.exploration, self.bias, self.rollout
+        c, bias, rollout, widen = self.exploration, self.bias, self.rollout, self.widen
         opponents_choose = self.tree_opponents
         node = root
         path: list[_Node] = []
@@ -245,6 +266,12 @@ class ISMCTSBot(DeterminizingBot):
                     ch = children.get(k)
                     if ch is not None:
                         ch.avail += 1
+                if untried and widen and node.seat >= 0 and greedy_key not in untried:
+                    # Progressive widening below the decision root: another child only once
+                    # the node has the visits to judge it (see the module docstring).
+                    tried = len(keyed) - len(untried)
+                    if tried * tried * widen > node.visits:
+                        untried = []
                 if untried:
                     key = greedy_key if greedy_key in untried else rng.choice(untried)
                     child = children[key] = _Node(s)
@@ -254,7 +281,9 @@ class ISMCTSBot(DeterminizingBot):
                     best_v = -math.inf
                     key = greedy_key
                     for k in keyed:
-                        ch = children[k]
+                        ch = children.get(k)
+                        if ch is None:
+                            continue  # not yet widened to
                         v = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
                         if k == greedy_key:
                             v += bias / (ch.visits + 1)

@@ -42,13 +42,13 @@ def _bot(seed: int, **kwargs: Any) -> ISMCTSBot:
 
 @pytest.mark.parametrize(("preset", "seats"), [("classic", 4), ("linz", 3), ("smeghead", 4), ("six_players", 6)])
 def test_ismcts_plays_legal_moves_to_the_end(preset: str, seats: int) -> None:
-    """ismcts bots (the plain tree with opponents in it; the paired root with greedy opponents)
-    and random bots finish a game; every answer is legal (play_with_bots asserts it) and the
-    search never needs its fallback."""
+    """ismcts bots (the plain tree with opponents in it; the paired root with greedy opponents
+    and progressive widening) and random bots finish a game; every answer is legal
+    (play_with_bots asserts it) and the search never needs its fallback."""
     rules = make_rules(preset, {"max_actions": 400})
     seats = min(seats, rules.max_players)
     game = Game.new(rules, seats, rng=random.Random(_seed("ismcts", preset)))
-    bots: list[Bot] = [_bot(0, paired_root=False), _bot(1, paired_root=True, tree_opponents=False)]
+    bots: list[Bot] = [_bot(0, paired_root=False), _bot(1, paired_root=True, tree_opponents=False, widen=1.0)]
     bots += [_RandomBot(random.Random(s)) for s in range(2, seats)]
     play_with_bots(game, bots)
     assert game.outcome() is not None
@@ -66,7 +66,7 @@ def test_ismcts_is_deterministic_with_a_seed_and_no_clock() -> None:
 
     def run() -> list[tuple[int, Any]]:
         game = Game.new(make_rules("classic"), 3, seed=4)
-        play_with_bots(game, [_bot(9 + s) for s in range(3)])
+        play_with_bots(game, [_bot(9 + s, widen=float(s)) for s in range(3)])
         return game.history
 
     first = run()
