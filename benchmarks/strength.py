@@ -51,6 +51,7 @@ The bots are the catalogue's (:func:`client.bots.make_bot`), except that ``searc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing
 import random
@@ -236,7 +237,7 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
         f"matchup {matchup[0]} vs {matchup[1]}, layout {layout}: {deals} deals x 4 rotations = "
         f"{4 * deals} games, {seconds:.0f} s wall"
     ]
-    lines.append(f"  {'bot':8} {'games':>6} {'seats':>6} {'mean place':>17} {'loss rate':>17} {'firsts':>7}")
+    lines.append(f"  {'bot':10} {'games':>6} {'seats':>6} {'mean place':>17} {'loss rate':>17} {'firsts':>7}")
     roles = (0, 1) if matchup[0] != matchup[1] or layout == "1v3" else (0,)
     for role in roles:
         name = matchup[role] + (" (A)" if matchup[0] == matchup[1] and role == 0 else "")
@@ -246,7 +247,7 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
         lr, lr_ci = mean_ci([sum(x == SEATS for x in p) / len(p) for p in per_deal])
         firsts = sum(x == 1 for p in per_deal for x in p)
         lines.append(
-            f"  {name:8} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
+            f"  {name:10} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
             f"{100 * lr:>8.1f} ± {100 * lr_ci:.1f}% {firsts:>7}"
         )
     if layout == "2v2" and len(roles) == 2:
@@ -288,11 +289,12 @@ def run_matchup(matchup: tuple[str, str], layout: str, args: argparse.Namespace)
     options = parse_options(args.ismcts)
     jobs = [(matchup, layout, args.seed, d, args.budget, args.max_sims, options) for d in range(deals)]
     start = time.perf_counter()
-    if args.procs > 1:
-        with multiprocessing.Pool(args.procs) as pool:
-            results = list(pool.imap_unordered(run_deal, jobs, chunksize=1))
-    else:
-        results = [run_deal(j) for j in jobs]
+    results: list[DealResult] = []
+    with multiprocessing.Pool(args.procs) if args.procs > 1 else contextlib.nullcontext() as pool:
+        for r in pool.imap_unordered(run_deal, jobs, chunksize=1) if pool else map(run_deal, jobs):
+            results.append(r)
+            if args.progress and len(results) % args.progress == 0 and len(results) < deals:
+                print("(so far) " + summarise(matchup, layout, results, time.perf_counter() - start), flush=True)
     return summarise(matchup, layout, results, time.perf_counter() - start)
 
 
@@ -318,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"the ladder: each of {', '.join(LADDER)} 1v3 against three greedy bots (--rows: some of them)",
     )
+    parser.add_argument("--progress", type=int, default=0, help="print the figures so far every N deals")
     parser.add_argument("--rows", default="", help="with --ladder: a comma-separated subset of the rows")
     parser.add_argument("--games", type=int, default=400, help="games per matchup (rounded up to 4s)")
     parser.add_argument("--seed", type=int, default=1)

@@ -22,7 +22,7 @@ position, whatever the hidden cards were. Each iteration
    as random play, while the opponents actually play well;
 3. **expands** one untried available action (the greedy choice first when it is untried);
    forced moves (one candidate) are passed through without spending the expansion. With
-   ``widen`` > 0, nodes below the decision root widen progressively: a node whose available
+   ``widen`` > 0 (default 4), nodes below the decision root widen progressively: a node whose available
    children number ``k`` (greedy's first) gets another only after ``widen * k**2`` visits, so
    that a rarely visited continuation is played as greedy would rather than explored at random;
 4. **plays out** the game with the engine's greedy policy for every seat
@@ -39,17 +39,20 @@ greedy choice (mean score above the greedy child's by more than ``margin`` stand
 of the difference), in which case the greedy choice is played. The same rule keeps the search
 bot from deviating on noise.
 
-Variants (options), all measured against the search bot in ``docs/STRENGTH.md``:
+Variants (options), all measured against the search bot in ``docs/STRENGTH.md``; the defaults
+are the variant that measured best there (the paired root, greedy opponents, widening 4,
+pick-up inference):
 
-* ``tree_opponents`` (default on): the opponents' moves are chosen in the tree by UCB from
-  their own point of view, as above; off, they are played by the greedy policy (their moves
-  are still edges of the tree, as observed, so the seat's later decisions stay information
-  sets) and only the seat's own decisions are searched;
-* ``paired_root`` (default off): the root candidates are compared as the search bot compares
+* ``tree_opponents`` (default off): on, the opponents' moves are chosen in the tree by UCB
+  from their own point of view, as above; off, they are played by the greedy policy (their
+  moves are still edges of the tree, as observed, so the seat's later decisions stay
+  information sets) and only the seat's own decisions are searched;
+* ``paired_root`` (default on): the root candidates are compared as the search bot compares
   them (:func:`~client.bots.determinize.compare_paired`: every candidate on the same
   determinization, dropped when clearly behind, the greedy choice kept unless another beats it
   by ``margin`` standard errors of the paired difference), each played out through its own
-  SO-ISMCTS subtree instead of by greedy alone;
+  SO-ISMCTS subtree instead of by greedy alone (the root's UCB and the rule above are then
+  not used);
 * ``infer_pickups`` (default on): the tracker reads an opponent's pick-up as "it had nothing
   to play" and deals accordingly (:class:`~client.bots.tracker.CardTracker`).
 
@@ -123,11 +126,11 @@ class ISMCTSBot(DeterminizingBot):
         exploration: float = 0.7,
         bias: float = 0.5,
         margin: float = 1.0,
-        tree_opponents: bool = True,
-        paired_root: bool = False,
+        tree_opponents: bool = False,
+        paired_root: bool = True,
         min_samples: int = 8,
         infer_pickups: bool = True,
-        widen: float = 0.0,
+        widen: float = 4.0,
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         rollout: Policy | None = None,
