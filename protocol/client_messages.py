@@ -257,7 +257,10 @@ class CreateTournament(Message):
         default=None,
         max_len=64,
         item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
-        doc="Bundled bots the server runs as participants (random, greedy, search, ismcts); repeats get names like greedy-2.",
+        doc=(
+            "Bundled bots the server runs as participants (random, greedy, search, ismcts); "
+            "repeats get names like greedy-2."
+        ),
     )
     done: Sequence[int] | None = fld(
         Kind.LIST,
