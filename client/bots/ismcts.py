@@ -104,7 +104,8 @@ class ISMCTSBot(DeterminizingBot):
 
     ``budget``: seconds of search per decision (``None``: no time limit, then
     ``max_iterations`` must be given). ``max_iterations``: at most this many iterations per
-    decision (``None``: no limit). With ``budget=None`` and a seeded ``rng`` the bot is
+    decision (``None``: no limit; with ``paired_root`` an iteration is one candidate's
+    playout). With ``budget=None`` and a seeded ``rng`` the bot is
     deterministic. ``exploration``: the UCB constant ``c``. ``bias``: weight of the progressive
     bias toward the greedy choice. ``margin``: standard errors by which the most visited root
     child must beat the greedy choice (0: always the most visited). ``tree_opponents``,
