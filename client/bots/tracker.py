@@ -50,7 +50,7 @@ from typing import Any
 from protocol.payloads import Event, View
 from server.engine import RulesError, build_deck, make_rules, parse_card
 from server.engine.cards import RANK, format_card
-from server.engine.powers import compile_powers
+from server.engine.powers import Powers, compile_powers
 from server.engine.rules import Rules
 from server.engine.state import next_eff
 
@@ -147,7 +147,7 @@ class CardTracker:
         self.infer_pickups = infer_pickups
         self._infer = False
         self._counting = False
-        self._pw: Any = None
+        self._pw: Powers | None = None
         #: Per seat: how many of its unknown hand cards hold none of ``barred_ranks``.
         self.barred_n: list[int] = []
         self.barred_ranks: list[frozenset[int]] = []
@@ -275,6 +275,7 @@ class CardTracker:
         if taken != self.pile or not self.pile or not self.hand_count[s]:
             return  # a face-up or face-down card went with it (no hand), or we lost count
         pw, eff = self._pw, 0
+        assert pw is not None, "inference is on, so the powers were compiled"
         for i, c in enumerate(self.pile):
             eff = next_eff(pw, eff, RANK[c], i == 0)
         beats = pw.beats[eff]
