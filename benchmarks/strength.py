@@ -3,6 +3,8 @@
     python benchmarks/strength.py                          # both matchups, 400 games each
     python benchmarks/strength.py --matchup search:greedy --games 400 --budget 0.1 --procs 2
     python benchmarks/strength.py --matchup greedy:random --layout 1v3
+    python benchmarks/strength.py --ladder --games 200     # docs/STRENGTH.md: each bot 1v3 vs greedy
+    python benchmarks/strength.py --matchup ismcts:search  # the head-to-head of docs/STRENGTH.md
 
 Duplicate deals. Deal ``d`` (deck order and dealer) is derived from ``--seed`` and ``d`` and is
 played four times with the seat assignment rotated by one seat each time, so each bot plays
@@ -13,6 +15,12 @@ every seat of the same cards and luck of the deal cancels out. Layouts (``--layo
   every deal twice; the two means of place add up to 5.
 * ``1v3``: one A against three Bs (A at seat 0, 1, 2, 3 in turn): how A does at a table of
   Bs. Equal strength means a mean place of 2.5 and a loss rate of 25 %.
+
+The ladder (``--ladder``) is one 1v3 row per bot against three ``greedy`` bots, on the same
+deals: ``random``, ``greedy`` (against itself: 2.5 and 25 % by construction), ``search``,
+``ismcts`` and ``perfect``, the ceiling: :class:`benchmarks.perfect.PerfectBot`, the ismcts
+search run on the true game (it sees every card; it is handed the game here and exists nowhere
+else). Each row prints the command that reproduces it.
 
 What a bot gets is exactly what it would get over the wire: ``on_game_start`` with its first
 view, then, whenever it must act, ``observe(view_for(game, seat), events)`` with the events
@@ -25,20 +33,25 @@ Statistics. The games of one deal are correlated (same cards, same opponents), s
 one cluster: per deal and bot, the mean place and the loss rate (loss = last place, the
 shithead) over that bot's seats in the four games; the figure is the mean over deals and the
 95 % interval is the normal approximation ``mean ± 1.96 · sd / sqrt(deals)`` of the deal means.
-First places are counted. Work is spread over ``--procs`` processes by deal.
+First places are counted. In 2v2 the difference of the two bots' mean places (A - B) gets the
+same treatment, per deal, so its interval says whether one bot is better. Work is spread over
+``--procs`` processes by deal.
 
-Cost. The default search budget is 0.1 s per decision (``--budget``; about 100-200 playouts
-on this 2-core machine, fewer when it is busy). With it, 400 games of search against greedy
-took 9.5 min (2v2) and 4.5 min (1v3) with ``--procs 2``; greedy against random takes seconds.
+Cost. The default search budget is 0.1 s per decision (``--budget``, for ``search``,
+``ismcts`` and ``perfect`` alike; about 100-200 playouts on this 2-core machine, fewer when it
+is busy). With it, 400 games of search against greedy took 9.5 min (2v2) and 4.5 min (1v3)
+with ``--procs 2``; greedy against random takes seconds; a 2v2 game of two searching bots
+costs four times a 1v3 game. ``--ismcts key=value,...`` passes options to ``ismcts`` and
+``perfect`` (the tuning runs of docs/STRENGTH.md).
 
-The bots come from ``client.bots.make_bot`` when that registry exists; until then ``random``
-and ``greedy`` are small stand-ins defined here (view-based, the same logic as the engine's
-policies) and ``search`` is :class:`client.bots.search.SearchBot`.
+The bots are the catalogue's (:func:`client.bots.make_bot`), except that ``search`` and
+``ismcts`` get the budget, and ``perfect``, which is not in the catalogue.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing
 import random
@@ -51,7 +64,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.perfect import PerfectBot  # noqa: E402
 from client.bot import Bot  # noqa: E402
+from client.bots import make_bot  # noqa: E402
+from client.bots.determinize import DeterminizingBot  # noqa: E402
+from client.bots.ismcts import ISMCTSBot  # noqa: E402
 from client.bots.search import SearchBot  # noqa: E402
 from protocol.payloads import GameResult, Tally  # noqa: E402
 from server.engine import (  # noqa: E402
@@ -70,40 +87,41 @@ LAYOUTS = {"2v2": (0, 0, 1, 1), "1v3": (0, 1, 1, 1)}
 """Which of the two bots of a matchup sits at seats 0..3 before rotation."""
 
 
-class _RandomStandIn(Bot):
-    """A uniformly random legal action (stand-in until ``client/bots/random.py`` exists)."""
-
-    name = "random"
-
-    def choose(self, view: dict[str, Any]) -> str:
-        return self.rng.choice(view["legal"])
+FAIR_SEARCHERS = ("search", "ismcts")
+"""Bundled bots that take ``--budget`` (and ``--max-sims``, as their iteration cap)."""
 
 
-class _GreedyStandIn(SearchBot):
-    """SearchBot's view-based greedy heuristic alone, never searching (stand-in until
-    ``client/bots/greedy.py`` exists; it makes the choices of the engine's greedy policy)."""
+ISMCTS_OPTIONS: dict[str, Any] = {}
+"""Keyword options for ``ismcts`` and ``perfect`` (``--ismcts``), set once per process."""
 
-    name = "greedy"
 
-    def __init__(self, rng: random.Random | None = None) -> None:
-        super().__init__(rng, budget=0.0)
-
-    def _search(self, view: dict[str, Any], actions: list[Any], reps: dict[Any, int]) -> int:
-        return self.heuristic(view, actions, self._powers(view))
+def parse_options(text: str) -> dict[str, Any]:
+    """``key=value,key=value`` as keyword options: numbers, ``true``/``false``, else text."""
+    out: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        if value.lower() in ("true", "false"):
+            out[key.strip()] = value.lower() == "true"
+        else:
+            try:
+                out[key.strip()] = float(value) if "." in value else int(value)
+            except ValueError:
+                out[key.strip()] = value
+    return out
 
 
 def make(name: str, rng: random.Random, budget: float, max_sims: int | None) -> Bot:
-    """A fresh bot called ``name``; ``search`` gets ``budget`` seconds and ``max_sims`` per move."""
+    """A fresh bot called ``name``: ``search`` and ``ismcts`` get ``budget`` seconds and at most
+    ``max_sims`` playouts (iterations) per decision; ``perfect`` (:mod:`benchmarks.perfect`, the
+    ceiling: it sees every card) the same as ``ismcts``; any other name comes from the
+    catalogue (:func:`client.bots.make_bot`)."""
     if name == "search":
         return SearchBot(rng, budget=budget, max_sims=max_sims)
-    try:
-        from client.bots import make_bot  # type: ignore[attr-defined]
-    except ImportError:
-        make_bot = None
-    if make_bot is not None:
-        return make_bot(name, rng=rng)
-    stand_ins: dict[str, type[Bot]] = {"random": _RandomStandIn, "greedy": _GreedyStandIn}
-    return stand_ins[name](rng)
+    if name == "ismcts":
+        return ISMCTSBot(rng, budget=budget, max_iterations=max_sims, **ISMCTS_OPTIONS)
+    if name == "perfect":
+        return PerfectBot(rng, budget=budget, max_iterations=max_sims, **ISMCTS_OPTIONS)
+    return make_bot(name, rng)
 
 
 def play(game: Game, bots: list[Bot]) -> tuple[tuple[int, ...], int]:
@@ -112,6 +130,8 @@ def play(game: Game, bots: list[Bot]) -> tuple[tuple[int, ...], int]:
     n = game.n
     pending: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for s, bot in enumerate(bots):
+        if isinstance(bot, PerfectBot):
+            bot.watch(game)  # the ceiling sees the whole game; no fair bot gets it
         bot.on_game_start(view_for(game, s))
     errors = 0
     while game.phase != "over":
@@ -159,18 +179,20 @@ def game_over(outcome: GameOutcome, players: list[str]) -> tuple[GameResult, Tal
 
 @dataclass
 class DealResult:
-    """One deal's four games: per bot name, its places over its seats; plus counters."""
+    """One deal's four games: per role (0 for bot A, 1 for bot B), its places over its seats;
+    per bot name, the search counters (``stats``) summed over its seats; plus counters."""
 
-    places: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    places: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     errors: int = 0
     capped: int = 0
-    search: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    search_seconds: float = 0.0
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def run_deal(job: tuple[tuple[str, str], str, int, int, float, int | None]) -> DealResult:
+def run_deal(job: tuple[tuple[str, str], str, int, int, float, int | None, dict[str, Any]]) -> DealResult:
     """Play the four rotated games of deal ``d`` (a worker function: arguments in one tuple)."""
-    (a, b), layout, seed, d, budget, max_sims = job
+    (a, b), layout, seed, d, budget, max_sims, ismcts_options = job
+    ISMCTS_OPTIONS.clear()
+    ISMCTS_OPTIONS.update(ismcts_options)
     rules = make_rules("classic")
     deal_rng = random.Random(f"strength:{seed}:{d}")
     deck = build_deck(rules.decks, rules.jokers)
@@ -178,24 +200,22 @@ def run_deal(job: tuple[tuple[str, str], str, int, int, float, int | None]) -> D
     dealer = deal_rng.randrange(SEATS)
     out = DealResult()
     for rot in range(SEATS):
-        names = [(a, b)[LAYOUTS[layout][(s - rot) % SEATS]] for s in range(SEATS)]
+        roles = [LAYOUTS[layout][(s - rot) % SEATS] for s in range(SEATS)]
         bots = [
-            make(name, random.Random(f"bot:{seed}:{d}:{rot}:{s}"), budget, max_sims) for s, name in enumerate(names)
+            make((a, b)[role], random.Random(f"bot:{seed}:{d}:{rot}:{s}"), budget, max_sims)
+            for s, role in enumerate(roles)
         ]
         game = Game(rules, SEATS, dealer, list(deck))
-        start = time.perf_counter()
         places, errors = play(game, bots)
-        elapsed = time.perf_counter() - start
         out.errors += errors
         out.capped += bool(game.capped)
-        for s, name in enumerate(names):
-            out.places[name].append(places.index(s) + 1)
-        for bot in bots:
-            if isinstance(bot, SearchBot) and not isinstance(bot, _GreedyStandIn):
+        for s, role in enumerate(roles):
+            out.places[role].append(places.index(s) + 1)
+        for role, bot in zip(roles, bots, strict=True):
+            if isinstance(bot, DeterminizingBot):
+                counters = out.stats.setdefault((a, b)[role], defaultdict(int))
                 for k, v in bot.stats.items():
-                    out.search[k] += v
-        if any(isinstance(bot, SearchBot) and not isinstance(bot, _GreedyStandIn) for bot in bots):
-            out.search_seconds += elapsed
+                    counters[k] += v
     return out
 
 
@@ -210,37 +230,83 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
 
 
 def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], seconds: float) -> str:
-    """The report of one matchup as text."""
+    """The report of one matchup as text: per bot, mean place and loss rate with their 95 %
+    intervals over per-deal means; in 2v2 the difference of mean places (A - B) too."""
     deals = len(results)
     lines = [
         f"matchup {matchup[0]} vs {matchup[1]}, layout {layout}: {deals} deals x 4 rotations = "
         f"{4 * deals} games, {seconds:.0f} s wall"
     ]
-    lines.append(f"  {'bot':8} {'games':>6} {'seats':>6} {'mean place':>17} {'loss rate':>17} {'firsts':>7}")
-    for name in dict.fromkeys(matchup):
-        per_deal = [r.places[name] for r in results]
+    lines.append(f"  {'bot':10} {'games':>6} {'seats':>6} {'mean place':>17} {'loss rate':>17} {'firsts':>7}")
+    roles = (0, 1) if matchup[0] != matchup[1] or layout == "1v3" else (0,)
+    for role in roles:
+        name = matchup[role] + (" (A)" if matchup[0] == matchup[1] and role == 0 else "")
+        per_deal = [r.places[role] for r in results]
         seats = sum(len(p) for p in per_deal)
         mp, mp_ci = mean_ci([sum(p) / len(p) for p in per_deal])
         lr, lr_ci = mean_ci([sum(x == SEATS for x in p) / len(p) for p in per_deal])
         firsts = sum(x == 1 for p in per_deal for x in p)
         lines.append(
-            f"  {name:8} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
+            f"  {name:10} {4 * deals:>6} {seats:>6} {mp:>9.3f} ± {mp_ci:.3f} "
             f"{100 * lr:>8.1f} ± {100 * lr_ci:.1f}% {firsts:>7}"
+        )
+    if layout == "2v2" and len(roles) == 2:
+        diff, diff_ci = mean_ci(
+            [sum(r.places[0]) / len(r.places[0]) - sum(r.places[1]) / len(r.places[1]) for r in results]
+        )
+        verdict = "excludes 0" if abs(diff) > diff_ci else "includes 0"
+        lines.append(
+            f"  mean place {matchup[0]} - {matchup[1]}: {diff:+.3f} ± {diff_ci:.3f} "
+            f"(95 % interval [{diff - diff_ci:+.3f}, {diff + diff_ci:+.3f}], {verdict})"
         )
     errors = sum(r.errors for r in results)
     capped = sum(r.capped for r in results)
     lines.append(f"  illegal answers replaced: {errors}; capped games: {capped}")
-    search: dict[str, int] = defaultdict(int)
+    totals: dict[str, dict[str, int]] = {}
     for r in results:
-        for k, v in r.search.items():
-            search[k] += v
-    if search["searched"]:
-        lines.append(
-            f"  search: {search['decisions']} decisions, {search['searched']} searched, "
-            f"{search['playouts'] / search['searched']:.0f} playouts per searched decision, "
-            f"{search['fallbacks']} fallbacks"
-        )
+        for name, counters in r.stats.items():
+            t = totals.setdefault(name, defaultdict(int))
+            for k, v in counters.items():
+                t[k] += v
+    for name, t in totals.items():
+        if t["searched"]:
+            work = "playouts" if "playouts" in t else "iterations"
+            lines.append(
+                f"  {name}: {t['decisions']} decisions, {t['searched']} searched, "
+                f"{t[work] / t['searched']:.0f} {work} per searched decision, "
+                f"{t['deviations']} deviations from greedy, {t['fallbacks']} fallbacks"
+            )
     return "\n".join(lines)
+
+
+LADDER = ("random", "greedy", "search", "ismcts", "perfect")
+"""The rows of ``--ladder``: each bot seated 1v3 against three ``greedy`` bots."""
+
+
+def run_matchup(matchup: tuple[str, str], layout: str, args: argparse.Namespace) -> str:
+    """Play one matchup over ``args.games`` games (whole deals) and return its report."""
+    deals = max(1, math.ceil(args.games / SEATS))
+    options = parse_options(args.ismcts)
+    jobs = [(matchup, layout, args.seed, d, args.budget, args.max_sims, options) for d in range(deals)]
+    start = time.perf_counter()
+    results: list[DealResult] = []
+    with multiprocessing.Pool(args.procs) if args.procs > 1 else contextlib.nullcontext() as pool:
+        for r in pool.imap_unordered(run_deal, jobs, chunksize=1) if pool else map(run_deal, jobs):
+            results.append(r)
+            if args.progress and len(results) % args.progress == 0 and len(results) < deals:
+                print("(so far) " + summarise(matchup, layout, results, time.perf_counter() - start), flush=True)
+    return summarise(matchup, layout, results, time.perf_counter() - start)
+
+
+def command(matchup: tuple[str, str], layout: str, args: argparse.Namespace) -> str:
+    """The command line that reproduces one matchup's figures."""
+    line = f"python benchmarks/strength.py --matchup {matchup[0]}:{matchup[1]} --layout {layout} --games {args.games}"
+    line += f" --seed {args.seed} --budget {args.budget}"
+    if args.max_sims is not None:
+        line += f" --max-sims {args.max_sims}"
+    if args.ismcts:
+        line += f" --ismcts {args.ismcts}"
+    return line + f" --procs {args.procs}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,31 +315,42 @@ def main(argv: list[str] | None = None) -> int:
         "--matchup", default="all", help="A:B (e.g. search:greedy), or 'all' for greedy:random and search:greedy"
     )
     parser.add_argument("--layout", choices=sorted(LAYOUTS), default="2v2")
+    parser.add_argument(
+        "--ladder",
+        action="store_true",
+        help=f"the ladder: each of {', '.join(LADDER)} 1v3 against three greedy bots (--rows: some of them)",
+    )
+    parser.add_argument("--progress", type=int, default=0, help="print the figures so far every N deals")
+    parser.add_argument("--rows", default="", help="with --ladder: a comma-separated subset of the rows")
     parser.add_argument("--games", type=int, default=400, help="games per matchup (rounded up to 4s)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--budget", type=float, default=0.1, help="search seconds per decision")
-    parser.add_argument("--max-sims", type=int, default=None, help="search playouts per decision cap")
-    parser.add_argument("--procs", type=int, default=2)
-    args = parser.parse_args(argv)
-    matchups = (
-        [("greedy", "random"), ("search", "greedy")] if args.matchup == "all" else [tuple(args.matchup.split(":", 1))]
+    parser.add_argument(
+        "--budget", type=float, default=0.1, help="search seconds per decision (search, ismcts, perfect)"
     )
-    deals = max(1, math.ceil(args.games / SEATS))
+    parser.add_argument("--max-sims", type=int, default=None, help="playouts (iterations) per decision cap")
+    parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument(
+        "--ismcts", default="", help="options of ismcts and perfect, e.g. exploration=0.5,bias=1.0 (default: the bot's)"
+    )
+    args = parser.parse_args(argv)
+    runs: list[tuple[tuple[str, str], str]]
+    if args.ladder:
+        rows = args.rows.split(",") if args.rows else list(LADDER)
+        runs = [((name, "greedy"), "1v3") for name in rows]
+    elif args.matchup == "all":
+        runs = [(("greedy", "random"), args.layout), (("search", "greedy"), args.layout)]
+    else:
+        pair = tuple(args.matchup.split(":", 1))
+        if len(pair) != 2:
+            parser.error(f"--matchup must be A:B, not {args.matchup!r}")
+        runs = [((pair[0], pair[1]), args.layout)]
     print(
         f"seed {args.seed}, search budget {args.budget} s/decision, max sims {args.max_sims}, {args.procs} processes",
         flush=True,
     )
-    for matchup in matchups:
-        if len(matchup) != 2:
-            parser.error(f"--matchup must be A:B, not {args.matchup!r}")
-        jobs = [(matchup, args.layout, args.seed, d, args.budget, args.max_sims) for d in range(deals)]
-        start = time.perf_counter()
-        if args.procs > 1:
-            with multiprocessing.Pool(args.procs) as pool:
-                results = list(pool.imap_unordered(run_deal, jobs, chunksize=1))
-        else:
-            results = [run_deal(j) for j in jobs]
-        print(summarise(matchup, args.layout, results, time.perf_counter() - start), flush=True)  # type: ignore[arg-type]
+    for matchup, layout in runs:
+        print(f"$ {command(matchup, layout, args)}", flush=True)
+        print(run_matchup(matchup, layout, args), flush=True)
     return 0
 
 

@@ -166,7 +166,7 @@ class AddBot(Message):
     DIRECTION = Direction.C2S
     id: int = request_id()
     table: int = table_id()
-    bot: str = fld(Kind.STR, min_len=1, max_len=24, plain=True, doc="Bundled bot: random, greedy or search.")
+    bot: str = fld(Kind.STR, min_len=1, max_len=24, plain=True, doc="Bundled bot: random, greedy, search or ismcts.")
     seat: int | None = fld(
         Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: the first free seat."
     )
@@ -257,7 +257,10 @@ class CreateTournament(Message):
         default=None,
         max_len=64,
         item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
-        doc="Bundled bots the server runs as participants (random, greedy, search); repeats get names like greedy-2.",
+        doc=(
+            "Bundled bots the server runs as participants (random, greedy, search, ismcts); "
+            "repeats get names like greedy-2."
+        ),
     )
     done: Sequence[int] | None = fld(
         Kind.LIST,

@@ -60,6 +60,7 @@ BOTS: Mapping[str, BotSpec] = MappingProxyType(
             BotSpec("random", "client.bots.random:RandomBot"),
             BotSpec("greedy", "client.bots.greedy:GreedyBot"),
             BotSpec("search", "client.bots.search:SearchBot", thinks_in_thread=True),
+            BotSpec("ismcts", "client.bots.ismcts:ISMCTSBot", thinks_in_thread=True),
         )
     }
 )

@@ -27,7 +27,9 @@ games, before the drop rule below), ``margin=0`` gave a mean place of 2.55 (wors
 of equal play), ``margin=1`` 2.23; 0.5, 1 and 1.5 were alike at 200 playouts (2.10-2.14).
 After ``min_samples`` samples a candidate more than ``DROP_Z`` standard errors behind the
 default gets no more playouts (the time goes to the others); when none is left, the default
-is played at once.
+is played at once. This comparison is :func:`client.bots.determinize.compare_paired`, shared
+with the ismcts bot's paired-root variant; the sampling is its
+:class:`~client.bots.determinize.Determinizer`.
 
 Candidates are the legal actions up to equivalence: without suit runs the suits of a play
 do not matter, so ``play 7h`` and ``play 7d`` are one candidate (so are pairs of 7s, and
@@ -45,64 +47,23 @@ different game.
 
 from __future__ import annotations
 
-import logging
-import math
 import random
-import time
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from client.bot import Bot
-from client.bots.tracker import CardTracker, TrackerError, card_int
-from protocol.payloads import Event, View
-from server.engine import Game, format_action, parse_action
+from client.bots.determinize import DeterminizingBot, candidate_key, compare_paired, place_score
+from protocol.payloads import View
+from server.engine import Game
 from server.engine.actions import Action
-from server.engine.cards import RANK
 from server.engine.game import OVER
-from server.engine.policies import Policy, greedy_for_view, greedy_policy
-from server.engine.position import PositionError, game_from
+from server.engine.policies import Policy, greedy_policy
 
-log = logging.getLogger(__name__)
+__all__ = ["SearchBot", "candidate_key"]
 
 Rollout = Policy
 """A playout policy ``(game, seat, rng) -> action``."""
 
 
-def candidate_key(action: Action, suit_runs: bool) -> Any:
-    """Actions with equal keys are equivalent for the player (see the module docstring)."""
-    kind = action[0]
-    if kind == "play" and not suit_runs:
-        return ("play", RANK[action[1][0]], len(action[1]))
-    if kind == "take" and len(action) == 2 and not suit_runs:
-        return ("take", RANK[action[1]])
-    if kind == "flip":
-        return ("flip",)
-    return action
-
-
-DROP_Z = 2.0
-"""A candidate whose mean difference to the default is more than this many standard errors
-below zero (after ``min_samples`` samples) gets no more playouts."""
-
-
-def _mean_se(total: float, total_sq: float, k: int) -> tuple[float, float]:
-    """Mean and standard error of ``k`` values given their sum and sum of squares."""
-    if k == 0:
-        return 0.0, 0.0
-    mean = total / k
-    if k == 1:
-        return mean, 1.0  # one value says nothing about the spread: assume the widest
-    var = max(0.0, (total_sq - k * mean * mean) / (k - 1))
-    return mean, math.sqrt(var / k)
-
-
-def _behind(total: float, total_sq: float, k: int) -> bool:
-    """Whether a candidate with these paired differences is clearly behind the default."""
-    mean, se = _mean_se(total, total_sq, k)
-    return mean + DROP_Z * se <= 0
-
-
-class SearchBot(Bot):
+class SearchBot(DeterminizingBot):
     """Determinized Monte Carlo search; see the module docstring.
 
     ``budget``: seconds of search per decision (``None``: no time limit, then ``max_sims``
@@ -131,144 +92,48 @@ class SearchBot(Bot):
         min_samples: int = 8,
         options: dict[str, Any] | None = None,
         rollout: Rollout | None = None,
+        infer_pickups: bool = False,
     ) -> None:
-        super().__init__(rng)
+        super().__init__(rng, rollout_cap=rollout_cap, options=options, infer_pickups=infer_pickups)
         if budget is None and max_sims is None:
             raise ValueError("give a time budget or max_sims (or both)")
         self.budget = budget
         self.max_sims = max_sims
-        self.rollout_cap = rollout_cap
         self.margin = margin
         self.min_samples = min_samples
-        self._warned = False
         self.rollout = rollout or greedy_policy
-        self.tracker = CardTracker(options=options)
-        self.stats: dict[str, int] = {"decisions": 0, "searched": 0, "playouts": 0, "deviations": 0, "fallbacks": 0}
-
-    # ------------------------------------------------------------------ Bot hooks
-
-    def on_game_start(self, view: View) -> None:
-        self.tracker = CardTracker(options=self.tracker.options)
-        self.tracker.update(view, [])
-        self._warned = False
-
-    def observe(self, view: View, events: Sequence[Event]) -> None:
-        self.tracker.update(view, events)
-
-    def choose(self, view: View) -> str:
-        legal: list[str] = view["legal"]
-        self.stats["decisions"] += 1
-        if len(legal) == 1:
-            return legal[0]
-        if self.tracker.version == 0 or self.tracker.seat != view["seat"]:
-            self.tracker.update(view, [])  # choose without observe: track from this view on
-        if view["phase"] in ("setup", "announce"):
-            return legal[self.heuristic(view)]
-        actions = [parse_action(t) for t in legal]
-        suit_runs = bool(self.tracker.rules and self.tracker.rules.suit_runs)
-        reps: dict[Any, int] = {}
-        for i, a in enumerate(actions):
-            reps.setdefault(candidate_key(a, suit_runs), i)
-        if len(reps) == 1:
-            return legal[0]
-        try:
-            return legal[self._search(view, actions, reps)]
-        except (TrackerError, PositionError) as exc:
-            log.warning("search impossible (%s); using the heuristic", exc)
-        except Exception:  # a bug must not cost the seat its turn: answer, and say why
-            log.exception("search failed; using the heuristic")
-        self.stats["fallbacks"] += 1
-        return legal[self.heuristic(view)]
+        self.stats.update(playouts=0, deviations=0)
 
     # ------------------------------------------------------------------ search
 
     def _search(self, view: View, actions: list[Action], reps: dict[Any, int]) -> int:
         """Index (into ``actions``) of the chosen candidate; ``reps`` maps each candidate key to
         the index of its representative. See the module docstring for the rule."""
-        tr = self.tracker
-        rules = tr.rules
-        assert rules is not None
-        me, hand = view["seat"], view["hand"]
-        if me is None or hand is None:  # a seat asked to act always has both
-            raise TrackerError("the view is a spectator's: there is no seat to search for")
-        n = tr.n
-        pool = list(tr.unseen().elements())
-        to_beat = view["to_beat"]
-        last_len = to_beat["min_cards"] if rules.match_count and to_beat["min_cards"] > 1 else None
-        must = view.get("must_play")
-        fixed: dict[str, Any] = dict(
-            face_up=tr.face_up,
-            pile=tr.pile,
-            current=me,
-            dealer=view["dealer"],
-            direction=view["direction"],
-            finish=tr.finish,
-            last_len=last_len,
-            last_player=tr.last_player,
-            forced=card_int(must) if must else -1,
-            turn_hand=tr.turn_start_hand if view.get("drew_this_turn") else len(hand),
-            drew=bool(view.get("drew_this_turn")),
-            first_burner=tr.first_burner,
-            actions_left=max(1, min(self.rollout_cap, view["max_actions"] - view["action_count"])),
-        )
+        dets = self._determinizer(view)
+        me = dets.seat
         rng, policy = self.rng, self.rollout
-        det = tr.sample(rng, list(pool))
-        root = game_from(
-            rules, n, hands=det.hands, face_down=det.face_down, stock=det.stock, burned=det.burned, check=True, **fixed
-        )
+        root = dets.game(rng, check=True)
         if not self._same_legal(root, me, view["legal"]):
             self.stats["fallbacks"] += 1
             return self.heuristic(view)
         # The default is the playout policy's own choice (it sees only our hand and the table,
         # so every sample agrees); the others must beat it on the same samples.
-        default = reps.get(candidate_key(policy(root, me, rng), rules.suit_runs), next(iter(reps.values())))
+        default = reps.get(candidate_key(policy(root, me, rng), dets.rules.suit_runs), next(iter(reps.values())))
         order = [default] + [i for i in reps.values() if i != default]
-        k = len(order)
-        diff = [0.0] * k  # per candidate: sum over its samples of score(it) - score(default)
-        diff_sq = [0.0] * k
-        count = [0] * k
-        alive = list(range(1, k))
-        deadline = None if self.budget is None else time.perf_counter() + self.budget
-        samples = playouts = 0
-        while True:
-            base = self._playout(root, me, actions[default], policy, rng)
-            for j in alive:
-                d = self._playout(root, me, actions[order[j]], policy, rng) - base
-                diff[j] += d
-                diff_sq[j] += d * d
-                count[j] += 1
-            samples += 1
-            playouts += 1 + len(alive)
-            if samples >= self.min_samples:
-                # Drop candidates clearly behind the default: the samples go to the others.
-                alive = [j for j in alive if not _behind(diff[j], diff_sq[j], count[j])]
-                if not alive:
-                    break
-            if (self.max_sims is not None and playouts >= self.max_sims) or (
-                deadline is not None and time.perf_counter() >= deadline
-            ):
-                break
-            det = tr.sample(rng, list(pool))
-            root = game_from(
-                rules,
-                n,
-                hands=det.hands,
-                face_down=det.face_down,
-                stock=det.stock,
-                burned=det.burned,
-                check=False,
-                **fixed,
-            )
+        best, playouts = compare_paired(
+            len(order),
+            root,
+            lambda: dets.game(rng),
+            lambda game, j: self._playout(game, me, actions[order[j]], policy, rng),
+            margin=self.margin,
+            min_samples=self.min_samples,
+            max_playouts=self.max_sims,
+            budget=self.budget,
+        )
         self.stats["searched"] += 1
         self.stats["playouts"] += playouts
-        best, best_mean, best_se = 0, 0.0, 0.0
-        for j in range(1, k):
-            mean, se = _mean_se(diff[j], diff_sq[j], count[j])
-            if mean > best_mean:
-                best, best_mean, best_se = j, mean, se
-        if best == 0 or best_mean <= self.margin * best_se:
-            return default  # nothing clearly better than the default
-        self.stats["deviations"] += 1
+        if best:
+            self.stats["deviations"] += 1
         return order[best]
 
     @staticmethod
@@ -279,33 +144,4 @@ class SearchBot(Bot):
         while g.phase != OVER:
             s = g.current
             g.apply(s, policy(g, s, rng))
-        places = g.places
-        assert places is not None
-        return 1.0 - places.index(me) / (g.n - 1)
-
-    def _same_legal(self, root: Game, me: int, legal: list[str]) -> bool:
-        """Whether the built game lists exactly the view's legal actions (else our rules are wrong)."""
-        mine = sorted(format_action(a) for a in root.legal_actions(me))
-        if mine == sorted(legal):
-            return True
-        # Once per game at warning level: a table with hidden overrides would repeat it.
-        level = logging.DEBUG if self._warned else logging.WARNING
-        self._warned = True
-        log.log(
-            level,
-            "assumed rules %r give legal %s, the view %s: not searching",
-            self.tracker.rules,
-            mine[:8],
-            sorted(legal)[:8],
-        )
-        return False
-
-    # ------------------------------------------------------------------ the default
-
-    def heuristic(self, view: View) -> int:
-        """Index in ``view["legal"]`` of the greedy choice under the assumed rules (the engine's
-        one greedy policy, :func:`server.engine.policies.greedy_for_view`): what the bot plays
-        in setup, when announcing, and when it cannot search."""
-        rules = self.tracker.rules
-        assert rules is not None
-        return greedy_for_view(view, rules)
+        return place_score(g, me)

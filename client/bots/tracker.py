@@ -14,6 +14,15 @@ cards are:
   opponent's hand beyond its known cards, face down (the seat's own face-down cards too:
   nobody sees them), or in the stock.
 
+* optionally (``infer_pickups``), for each opponent, ranks its **unknown** hand cards are
+  unlikely to hold: an opponent that picks up the pile from its hand is assumed to have had
+  no card it could play (true when pick-ups are not voluntary, and of every bundled bot, which
+  pick up only when nothing else goes, or nearly so). Its unknown cards at that moment then
+  hold none of the ranks that beat the pile (:meth:`CardTracker.barred`); cards drawn later
+  are free of the claim. :meth:`CardTracker.sample` deals accordingly. Only under rules where
+  a hand's plays are "every rank that beats the pile" (no ``match_count``, ``suit_runs``,
+  ``draw_before_play`` or ``stock_gamble``).
+
 Claims are conservative: when several decks make two cards equal, a played copy is taken to
 be the known one, so the tracker may forget a known card but never claims one that is not
 there. The view is the ground truth for counts and the pile; the tracker resynchronises with
@@ -40,8 +49,10 @@ from typing import Any
 
 from protocol.payloads import Event, View
 from server.engine import RulesError, build_deck, make_rules, parse_card
-from server.engine.cards import format_card
+from server.engine.cards import RANK, format_card
+from server.engine.powers import Powers, compile_powers
 from server.engine.rules import Rules
+from server.engine.state import next_eff
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +136,21 @@ class CardTracker:
     queries then describe the state of the latest view.
     """
 
-    def __init__(self, seat: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, seat: int | None = None, options: dict[str, Any] | None = None, *, infer_pickups: bool = False
+    ) -> None:
         """``seat``: the tracking seat (default: taken from the first view). ``options``: rule
-        overrides known from outside the view (see :func:`infer_rules`)."""
+        overrides known from outside the view (see :func:`infer_rules`). ``infer_pickups``:
+        read an opponent's pick-up as "it could not play" (see the module docstring)."""
         self.seat = seat
         self.options = options
+        self.infer_pickups = infer_pickups
+        self._infer = False
+        self._counting = False
+        self._pw: Powers | None = None
+        #: Per seat: how many of its unknown hand cards hold none of ``barred_ranks``.
+        self.barred_n: list[int] = []
+        self.barred_ranks: list[frozenset[int]] = []
         self.rules: Rules | None = None
         self.deck: Counter[int] = Counter()
         self.n = 0
@@ -158,6 +179,12 @@ class CardTracker:
         self.deck = Counter(build_deck(self.rules.decks, self.rules.jokers))
         self.n = len(view["players"])
         self.known = [Counter() for _ in range(self.n)]
+        self.barred_n = [0] * self.n
+        self.barred_ranks = [frozenset()] * self.n
+        r = self.rules
+        self._counting = False  # hand counts follow the events only from the first view on
+        self._infer = self.infer_pickups and not (r.match_count or r.suit_runs or r.draw_before_play or r.stock_gamble)
+        self._pw = compile_powers(r, self.n) if self._infer else None
         self.pile, self.burned, self.finish = [], [], []
         self.last_player = self.first_burner = -1
         self._action_count = -1
@@ -189,11 +216,27 @@ class CardTracker:
             cards = cards_of(e["cards"])
             self.pile.extend(cards)
             self.last_player = s
-            if e["source"] == "hand" and not mine:
-                self._forget(s, cards)
+            if e["source"] == "hand":
+                if self._counting:
+                    self.hand_count[s] -= len(cards)
+                if not mine:
+                    unknown = self._forget(s, cards)
+                    if self.barred_n[s]:
+                        # A card of a barred rank came from the free cards; any other may have
+                        # been one of the barred ones: the claim shrinks (never wrongly grows).
+                        out = sum(RANK[c] not in self.barred_ranks[s] for c in unknown)
+                        self.barred_n[s] = max(0, self.barred_n[s] - out)
+        elif kind == "drew":
+            if self._counting:
+                self.hand_count[s] += int(e.get("count", 0))
         elif kind == "took":
+            taken = cards_of(e["cards"])
             if not mine:
-                self.known[s].update(cards_of(e["cards"]))
+                if self._infer and self._counting:
+                    self._infer_pickup(s, taken)
+                self.known[s].update(taken)
+            if self._counting:
+                self.hand_count[s] += len(taken)
             self.pile = []
             self.last_player = -1
         elif kind == "burned":
@@ -212,19 +255,40 @@ class CardTracker:
             if not self.known[s][c]:
                 self.known[s][c] = 1
 
-    def _forget(self, s: int, cards: list[int]) -> None:
-        """Cards left the hand of ``s``: equal known cards are no longer claimed (see module)."""
+    def _forget(self, s: int, cards: list[int]) -> list[int]:
+        """Cards left the hand of ``s``: equal known cards are no longer claimed (see module).
+        Returns the cards that were not known (they came from the unknown ones)."""
         known = self.known[s]
+        unknown = []
         for c in cards:
             if known[c] > 0:
                 known[c] -= 1
                 if not known[c]:
                     del known[c]
+            else:
+                unknown.append(c)
+        return unknown
+
+    def _infer_pickup(self, s: int, taken: list[int]) -> None:
+        """Seat ``s`` picked up ``taken``: if it was the pile and ``s`` played from its hand,
+        its unknown cards hold no rank that beats the pile (see the module docstring)."""
+        if taken != self.pile or not self.pile or not self.hand_count[s]:
+            return  # a face-up or face-down card went with it (no hand), or we lost count
+        pw, eff = self._pw, 0
+        assert pw is not None, "inference is on, so the powers were compiled"
+        for i, c in enumerate(self.pile):
+            eff = next_eff(pw, eff, RANK[c], i == 0)
+        beats = pw.beats[eff]
+        if any(beats[RANK[c]] for c in self.known[s]):
+            return  # it held a known card that would go: the pick-up was a choice
+        self.barred_ranks[s] = frozenset(r for r in range(len(beats)) if beats[r])
+        self.barred_n[s] = max(0, self.hand_count[s] - sum(self.known[s].values()))
 
     def _sync(self, view: View) -> None:
         """Take counts, face-up cards, the pile and our hand from the view (the ground truth)."""
         players = view["players"]
         self.hand_count = [p["hand_count"] for p in players]
+        self._counting = True
         self.face_up = [[cards_of(st) for st in p["face_up"]] for p in players]
         self.face_down = [list(map(bool, p["face_down"])) for p in players]
         outs = [(p["place"], p["seat"]) for p in players if p["out"] and p["place"] is not None]
@@ -248,6 +312,7 @@ class CardTracker:
             if s != me and sum(self.known[s].values()) > self.hand_count[s]:
                 log.debug("seat %d: more known cards than its hand holds; forgetting them", s)
                 self.known[s].clear()
+            self.barred_n[s] = min(self.barred_n[s], self.unknown_in_hand(s)) if s != me else 0
         # Conservation: no card may be seen more often than the decks hold it.
         over = self._seen() - self.deck
         for c in over:
@@ -274,6 +339,11 @@ class CardTracker:
     def unknown_in_hand(self, seat: int) -> int:
         """How many cards of the hand of ``seat`` are not known (0 for our own seat)."""
         return self.hand_count[seat] - sum(self.known[seat].values())
+
+    def barred(self, seat: int) -> tuple[int, frozenset[int]]:
+        """``(k, ranks)``: at least ``k`` of the unknown hand cards of ``seat`` are of none of
+        ``ranks`` (inferred from a pick-up; ``(0, ...)`` without ``infer_pickups``)."""
+        return self.barred_n[seat], self.barred_ranks[seat]
 
     def face_down_count(self, seat: int) -> int:
         """How many face-down cards ``seat`` still has."""
@@ -309,6 +379,8 @@ class CardTracker:
         for s in range(self.n):
             hand = sorted(self.known[s].elements())
             k = 0 if s == self.seat else self.unknown_in_hand(s)
+            if self.barred_n[s] and k:
+                _front_load(pool, i, min(k, self.barred_n[s]), self.barred_ranks[s])
             hand += pool[i : i + k]
             i += k
             hands.append(hand)
@@ -325,3 +397,15 @@ class CardTracker:
         stock = pool[i : i + self.stock_count]
         i += self.stock_count
         return Determinization(hands, face_down, stock, self.burned + pool[i:])
+
+
+def _front_load(pool: list[int], i: int, k: int, barred: frozenset[int]) -> None:
+    """Move cards of ranks not in ``barred`` to ``pool[i : i + k]`` (the first ones found from
+    ``i`` on, in the shuffled order). If there are fewer, the rest of the slice stays as it is:
+    the inference was wrong (a pick-up by choice), and the deal ignores it."""
+    got, j, end = 0, i, len(pool)
+    while got < k and j < end:
+        if RANK[pool[j]] not in barred:
+            pool[i + got], pool[j] = pool[j], pool[i + got]
+            got += 1
+        j += 1

@@ -64,7 +64,7 @@ Lobby and table:
   create [preset] [seats] [name=N] [password=P] [seconds=S] [option=value ...]
   join T [seat] [password]  sit down        watch T [password]   spectate
   resume [T]                take your seat back (after quitting the client)
-  bot random|greedy|search [seat]           (owner) seat a bundled bot
+  bot random|greedy|search|ismcts [seat]    (owner) seat a bundled bot
   start | next              (owner) deal the next game
   history                   the whole game so far, who did what (Esc closes)
   leave    record GAME    chat TEXT (or 'TEXT)    help    quit"""

@@ -25,12 +25,12 @@ from tests.client.helpers import check_places, run_all, seat_runners
 
 
 def test_registry_names_and_lazy_import() -> None:
-    """random, greedy and search are registered as module:Class strings (only search thinks in
-    a thread); importing the registry imports no bot module."""
-    assert {"random", "greedy", "search"} <= set(bot_names())
+    """random, greedy, search and ismcts are registered as module:Class strings (only the two
+    searching bots think in a thread); importing the registry imports no bot module."""
+    assert {"random", "greedy", "search", "ismcts"} <= set(bot_names())
     assert BOTS["search"].target == "client.bots.search:SearchBot"
     assert all(":" in spec.target and spec.name == name for name, spec in BOTS.items())
-    assert [name for name in bot_names() if thinks_in_thread(name)] == ["search"]
+    assert [name for name in bot_names() if thinks_in_thread(name)] == ["ismcts", "search"]
     assert not thinks_in_thread("not-a-bundled-bot")
     code = "import sys, client.bots; print(any(m.startswith('client.bots.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

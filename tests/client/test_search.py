@@ -32,6 +32,7 @@ from server.engine import (
     parse_cards,
     view_for,
 )
+from server.engine.cards import RANK
 from server.engine.policies import greedy_policy
 from server.engine.position import game_from
 
@@ -270,3 +271,40 @@ def test_unknown_overrides_fall_back_to_legal_heuristic_moves() -> None:
         play_with_bots(game, bots)
         fallbacks += sum(b.stats["fallbacks"] for b in bots if isinstance(b, SearchBot))
     assert fallbacks > 0
+
+
+@pytest.mark.parametrize("preset", ["classic", "smeghead", "six_players"])
+def test_pickup_inference_holds_against_bots_that_pick_up_only_when_stuck(preset: str) -> None:
+    """With ``infer_pickups``, every claim "at least k unknown hand cards hold none of these
+    ranks" is true of the real hands when every seat plays greedy (which picks up only when
+    nothing else goes), and the samples honour it; the inference is used (some claim is made)."""
+    rules = make_rules(preset)
+    seats = min(4, rules.max_players)
+    claims = 0
+    for game_no in range(3):
+        rng = random.Random(_seed("infer", preset, game_no))
+        game = Game.new(rules, seats, rng=rng)
+        trackers = [CardTracker(infer_pickups=True) for _ in range(seats)]
+        pending: list[list[dict[str, Any]]] = [[] for _ in range(seats)]
+        for s in range(seats):
+            trackers[s].update(view_for(game, s), [])
+        while game.phase != "over":
+            seat = game.current if game.phase != "setup" else game.to_act()[0]
+            tr = trackers[seat]
+            tr.update(view_for(game, seat), pending[seat])
+            pending[seat] = []
+            det = tr.sample(rng) if game.phase == "play" else None
+            for s in range(seats):
+                k, ranks = tr.barred(s)
+                if not k:
+                    continue
+                claims += 1
+                unknown = Counter(game.hand(s)) - Counter(tr.known_in_hand(s))
+                assert sum(n for c, n in unknown.items() if RANK[c] not in ranks) >= k
+                if det is not None:
+                    sampled = Counter(det.hands[s]) - Counter(tr.known_in_hand(s))
+                    assert sum(n for c, n in sampled.items() if RANK[c] not in ranks) >= k
+            events = [event_to_dict(e) for e in game.apply(seat, greedy_policy(game, seat, rng))]
+            for p in pending:
+                p.extend(events)
+    assert claims > 0

@@ -1,0 +1,74 @@
+"""The perfect-information bot: the ceiling of the strength ladder (benchmark only).
+
+:class:`PerfectBot` is :class:`client.bots.ismcts.ISMCTSBot` given the true game instead of a
+guess: every "determinization" it searches is the real position, with every hand, face-down
+card and the order of the stock (so its tree search is plain MCTS on the true state, and its
+playouts play the real future deals). It cheats by construction, so it lives here, outside
+``client/``: it is not in the bot catalogue, and no server can seat it. ``benchmarks/strength.py``
+hands it the game with :meth:`PerfectBot.watch` before each game.
+
+Everything else (setup and announce by the greedy policy, the tree, the playouts, the budget,
+the rule for the final choice) is the ismcts bot's, so the gap between the two on the ladder
+is what knowing the hidden cards is worth to that search.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from client.bots.determinize import Determinizer  # noqa: E402
+from client.bots.ismcts import ISMCTSBot  # noqa: E402
+from client.bots.tracker import CardTracker  # noqa: E402
+from protocol.payloads import View  # noqa: E402
+from server.engine import Game  # noqa: E402
+from server.engine.position import game_from  # noqa: E402
+
+__all__ = ["PerfectBot", "TrueDeal"]
+
+
+class TrueDeal(Determinizer):
+    """A "determinizer" that always deals the true hidden cards of ``truth`` (the live game).
+
+    The public part of the position (face-up cards, pile, turn, caps) comes from the tracker
+    exactly as for the fair bots; only the hidden zones are read from the game."""
+
+    def __init__(self, tracker: CardTracker, view: View, actions_left: int, truth: Game) -> None:
+        super().__init__(tracker, view, actions_left)
+        self.truth = truth
+
+    def game(self, rng: random.Random, check: bool = False) -> Game:
+        t = self.truth
+        return game_from(
+            self.rules,
+            t.n,
+            hands=[t.hand(s) for s in range(t.n)],
+            face_down=t.face_down,
+            stock=t.stock[::-1],  # the engine keeps the top of the stock last; game_from wants it first
+            burned=t.burned,
+            check=check,
+            **self.fixed,
+        )
+
+
+class PerfectBot(ISMCTSBot):
+    """ISMCTS on the true state (sees every card); call :meth:`watch` with the game first."""
+
+    name: ClassVar[str] = "perfect"
+
+    def __init__(self, rng: random.Random | None = None, **kwargs: Any) -> None:
+        super().__init__(rng, **kwargs)
+        self.truth: Game | None = None
+
+    def watch(self, game: Game) -> None:
+        """Let the bot see ``game`` (the live game it plays in) from now on."""
+        self.truth = game
+
+    def _determinizer(self, view: View) -> Determinizer:
+        if self.truth is None:
+            raise RuntimeError("PerfectBot.watch(game) was not called")
+        return TrueDeal(self.tracker, view, self.rollout_cap, self.truth)
