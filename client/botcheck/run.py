@@ -41,7 +41,7 @@ from .output import OutputScanner
 from .referee import Fault, Finding, Referee
 from .tap import WireTap
 
-__all__ = ["BOT_NAME", "CannotStart", "StageResult", "check"]
+__all__ = ["BOT_NAME", "CannotStart", "StageResult", "check", "fresh_workdir"]
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,19 @@ class CannotStart(RuntimeError):
     """The bot's command could not be run at all (no such program, not executable)."""
 
 
+#: The files a check writes in its directory (an earlier check's are removed first: its
+#: database would bring back its tournaments, its logs would be read again as this bot's).
+OUTPUTS = ("server.sqlite3*", "server.log", "bot-*.log")
+
+
+def fresh_workdir(workdir: Path) -> None:
+    """Create ``workdir``, or clear it of an earlier check's :data:`OUTPUTS` (nothing else)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    for pattern in OUTPUTS:
+        for path in workdir.glob(pattern):
+            path.unlink()
+
+
 async def check(
     command: str,
     stages: Sequence[Stage],
@@ -112,7 +125,7 @@ async def check(
     when the server does not start."""
     password = secrets.token_urlsafe(18)
     command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
-    workdir.mkdir(parents=True, exist_ok=True)
+    fresh_workdir(workdir)
     server = LocalServer(workdir / "server.sqlite3", workdir / "server.log")
     tap = WireTap("127.0.0.1", server.port)
     results = [StageResult(s, planned=s.seats, played=False) for s in stages]

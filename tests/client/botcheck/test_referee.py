@@ -1,4 +1,4 @@
-"""The bot check's referee and output scanner, fed frames and text directly (no I/O)."""
+"""The bot check's parts without a server: the referee and the output scanner fed directly, the kept directory."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 from client.botcheck.output import OutputScanner
 from client.botcheck.referee import Fault, Referee
+from client.botcheck.run import fresh_workdir
 
 
 def asking(seq: int, seat: int = 1, events: list[dict[str, object]] | None = None) -> dict[str, object]:
@@ -106,3 +107,14 @@ def test_answer_times_run_from_the_first_question_and_stop_at_the_act() -> None:
     ref.server_frame(1, {"type": "state", "table": 7, "seq": 6, "view": {"seat": 1, "legal": []}, "events": []}, now=31)
     ref.bot_frame(1, {"type": "act", "id": 3, "table": 7, "seq": 5, "action": "take"}, now=40.0)  # no question open
     assert ref.answer_times == [0.75, 0.5]
+
+
+def test_a_kept_directory_is_cleared_of_an_earlier_check_only(tmp_path: Path) -> None:
+    """``--keep DIR`` used twice: the earlier database and logs go (its tournaments would come
+    back, its tracebacks would be read as the new bot's); other files stay."""
+    for name in ("server.sqlite3", "server.sqlite3-wal", "server.log", "bot-1.log", "bot-12.log", "notes.txt"):
+        (tmp_path / name).write_text("x")
+    fresh_workdir(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    fresh_workdir(tmp_path / "new")
+    assert (tmp_path / "new").is_dir()
