@@ -64,7 +64,7 @@ def gauntlet(presets: Sequence[str] | None = None) -> list[Stage]:
         stages.append(Stage(f"{preset}, {seats} seats", preset, _field(seats, i)))
     stages.append(
         Stage(
-            "classic, 4 seats, connection cut mid-game",
+            "classic, 4 seats, cut mid-game",
             "classic",
             _field(4, 0),
             seconds=RESUME_CLOCK,

@@ -15,11 +15,9 @@ __all__ = ["HEADER", "passed", "stage_row", "timing", "verdict"]
 #: Mistakes shown in full; the rest are counted by kind.
 SHOWN = 12
 
-_WIDTH = 44
-HEADER = (
-    f"{'stage':<{_WIDTH}} {'games':>5} {'illegal':>7} {'timeouts':>8} {'errors':>6} "
-    f"{'crashes':>7} {'exceptions':>10} {'dropped':>7}"
-)
+_WIDTH = 36
+#: Within 80 columns: illegal actions, timeouts, protocol errors, crashes, exceptions, drops.
+HEADER = f"{'stage':<{_WIDTH}} {'games':>5} {'illegal':>7} {'t/o':>4} {'errors':>6} {'crash':>5} {'exc':>4} {'drop':>4}"
 
 
 def _illegal(r: StageResult) -> int:
@@ -41,8 +39,8 @@ def stage_row(r: StageResult) -> str:
             ("resumed" if r.resumed else "did not come back") if r.cut else "not reached"
         )
     return (
-        f"{title:<{_WIDTH}} {games:>5} {_illegal(r):>7} {_timeouts(r):>8} {r.count(Fault.PROTOCOL):>6} "
-        f"{r.crashes:>7} {r.count(Fault.EXCEPTION):>10} {r.count(Fault.DROPPED):>7}"
+        f"{title:<{_WIDTH}} {games:>5} {_illegal(r):>7} {_timeouts(r):>4} {r.count(Fault.PROTOCOL):>6} "
+        f"{r.crashes:>5} {r.count(Fault.EXCEPTION):>4} {r.count(Fault.DROPPED):>4}"
     ) + cut
 
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from client.botcheck.output import OutputScanner
 from client.botcheck.referee import Fault, Referee
-from client.botcheck.run import fresh_workdir
+from client.botcheck.gauntlet import gauntlet
+from client.botcheck.report import HEADER, stage_row
+from client.botcheck.run import StageResult, fresh_workdir
 
 
 def asking(seq: int, seat: int = 1, events: list[dict[str, object]] | None = None) -> dict[str, object]:
@@ -118,3 +120,11 @@ def test_a_kept_directory_is_cleared_of_an_earlier_check_only(tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     fresh_workdir(tmp_path / "new")
     assert (tmp_path / "new").is_dir()
+
+
+def test_the_table_of_the_report_fits_80_columns() -> None:
+    """The header and every stage's row (a cut stage's second line too) on an 80-column terminal."""
+    lines = [HEADER]
+    for stage in gauntlet():
+        lines += stage_row(StageResult(stage, planned=stage.seats, finished=99, illegal=999)).splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
