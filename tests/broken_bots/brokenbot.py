@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import socket
 import sys
 import time
@@ -85,8 +86,9 @@ def session(args: argparse.Namespace, errors: Counter[str], decisions: Counter[i
         decisions[msg["game"]] += 1
         n = decisions[msg["game"]]
         total = sum(decisions.values())
-        if args.fault == "crash" and total == 3 and not args.once_done():
-            args.mark_once()
+        if args.fault == "crash" and total == 3 and not (args.once and os.path.exists(args.once)):
+            if args.once:
+                open(args.once, "w").close()  # the restarted program plays on
             raise RuntimeError("brokenbot: crashing on purpose")
         if args.fault == "hang":
             time.sleep(3600)  # neither reading nor answering; the socket stays open
@@ -133,8 +135,6 @@ def main() -> int:
     p.add_argument("--password", required=True)
     p.add_argument("--once", default="")
     args = p.parse_args()
-    args.once_done = lambda: bool(args.once) and __import__("os").path.exists(args.once)
-    args.mark_once = lambda: args.once and open(args.once, "w").close()
     errors: Counter[str] = Counter()
     decisions: Counter[int] = Counter()
     while not session(args, errors, decisions):
