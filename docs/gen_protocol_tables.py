@@ -86,6 +86,7 @@ SETTING_HELP: dict[str, str] = {
     "action_seconds": "Clock per action of a table that does not set `action_seconds` (`--action-seconds`).",
     "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",
     "advertise": "Announce the server on the LAN by DNS-SD (`--no-advertise`: false); see Transport.",
+    "web": "Serve the browser client and its WebSocket on the same port (`--no-web`: false); see WebSocket.",
     "name": "The server's name in the clients' list of servers found (`--name`; empty: the machine's name).",
 }
 

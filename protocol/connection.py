@@ -272,6 +272,13 @@ class Connection:
         if self._decoder is not None:
             self._decoder.max_size = self.max_in
 
+    def set_mode(self, mode: Mode | str) -> None:
+        """Fix a server connection's mode before the first byte, when its transport tells it
+        (a WebSocket carries JSON). Raises ``LocalProtocolError`` once the mode is known."""
+        if self._decoder is not None:
+            raise LocalProtocolError(ErrorCode.INTERNAL_ERROR, f"the mode is {self.mode} already")
+        self._set_mode(Mode(mode))
+
     def _set_mode(self, mode: Mode) -> None:
         self.mode = mode
         limit = self.input_limit

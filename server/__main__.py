@@ -54,6 +54,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="do not announce the server on the LAN (players then need its address)",
     )
+    p.add_argument(
+        "--no-web",
+        dest="web",
+        action="store_false",
+        default=None,
+        help="do not serve the browser client and its WebSocket on the port",
+    )
     p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
     return p.parse_args(argv)
 
@@ -61,9 +68,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def serve(config: ServerConfig) -> None:
     # The composition root: the bundled bots (client package) are handed to the server as its
     # bot host, so that the server package itself never imports the client.
+    from client import web
     from client.house import HouseBots
 
-    app = App(config, bots=HouseBots())
+    app = App(config, bots=HouseBots(), web_root=web.ROOT)
     await app.start()
     # Signals first: a stop asked for during the rest of the start-up saves and exits cleanly.
     stop = asyncio.Event()
@@ -139,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             synchronous=args.synchronous,
             action_seconds=args.action_seconds,
             advertise=args.advertise,
+            web=args.web,
             name=args.name,
             log_level=args.log_level,
         )

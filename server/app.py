@@ -41,6 +41,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -76,6 +77,7 @@ from server.table import Outbox, StateOut, Table
 from server.throttle import LoginThrottle
 from server.tournament.director import Finished
 from server.tournament.service import TournamentService
+from server.web import WebFiles, WebGate
 
 __all__ = ["App", "BotHost", "ClientSession"]
 
@@ -94,9 +96,12 @@ _WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, Creat
 class App:
     """The server: sessions, tables, storage. See the module docstring."""
 
-    def __init__(self, config: ServerConfig, *, bots: BotHost | None = None) -> None:
+    def __init__(self, config: ServerConfig, *, bots: BotHost | None = None, web_root: Path | None = None) -> None:
+        """``web_root``: the web client's files (the composition root's; without them the
+        WebSocket still serves and pages are 404). ``config.web`` false: no web door at all."""
         self.config = config
         self.bots = bots
+        self.web_files = WebFiles(web_root) if config.web and web_root is not None else None
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
         self.db_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
@@ -371,6 +376,11 @@ class App:
                 session.send_many(msgs)
             except Exception:
                 log.exception("delivering to %r failed; the others are delivered", session)
+
+    def web_gate(self) -> WebGate | None:
+        if not self.config.web:
+            return None
+        return WebGate(self.web_files, max_message=self.config.limits.max_frame_in)
 
     # --- requests
 

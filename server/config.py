@@ -76,6 +76,8 @@ class ServerConfig:
     """Default time bank of a new table."""
     advertise: bool = True
     """Advertise the server on the LAN (DNS-SD/mDNS, :mod:`server.advertise`)."""
+    web: bool = True
+    """Serve the web client and its WebSocket on the same port (:mod:`server.web`)."""
     name: str = ""
     """The server's name as players see it when they look for servers ("" : the host name)."""
     limits: Limits = field(default_factory=Limits)

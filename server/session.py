@@ -33,12 +33,13 @@ import time
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from protocol.connection import Connection, ConnectionState
+from protocol.connection import Connection, ConnectionState, Mode
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import Message, Ok
 from server.config import Limits
 from server.coordination import StateOut
 from server.journal import Journal
+from server.web import WebGate, starts_http
 from server.wire import shared_encoding
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,10 @@ class SessionHost(Protocol):
         ...
 
     def connected(self, s: ClientSession) -> None: ...
+
+    def web_gate(self) -> WebGate | None:
+        """A gate for a connection that began with an HTTP request (None: no web door)."""
+        ...
 
     def disconnected(self, s: ClientSession) -> None: ...
 
@@ -111,6 +116,8 @@ class ClientSession(asyncio.Protocol):
         # Output that waits for a commit (see server.journal): (batch number, bytes), in order.
         self.held: list[tuple[int, bytes]] = []
         self.close_when_released = False
+        self.web: WebGate | None = None
+        """The HTTP/WebSocket layer when the connection began with an HTTP request (server.web)."""
 
     def __repr__(self) -> str:
         return f"<session {self.name or '-'} {self.address}>"
@@ -127,6 +134,14 @@ class ClientSession(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        if self.web is None and self.conn.mode is None and data and starts_http(data[0]):
+            self.web = self.host.web_gate()  # (None without the web door: read as any other bytes)
+            if self.web is not None:
+                self.conn.set_mode(Mode.JSON)
+        if self.web is not None:
+            data = self._from_web(self.web, data)
+            if not data:
+                return
         messages: Sequence[Message | RemoteProtocolError]
         try:
             messages = self.conn.receive_data(data)
@@ -141,6 +156,20 @@ class ClientSession(asyncio.Protocol):
             self.deferred.extend(messages)  # (read before the pause took effect): in order
             return
         self._take(messages)
+
+    def _from_web(self, web: WebGate, data: bytes) -> bytes:
+        """The JSON lines of the WebSocket messages in ``data``; what the web layer answers by
+        itself (a file, the handshake, pongs, closing frames) is written at once."""
+        lines = web.receive(data)
+        out = web.output()
+        if out and self.transport is not None:
+            self.transport.write(out)
+        if web.done:
+            self.closing = True  # the exchange is over (a file sent, a refusal, a closing handshake)
+            if self.transport is not None:
+                self.transport.close()
+            return b""
+        return lines
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
@@ -357,6 +386,8 @@ class ClientSession(asyncio.Protocol):
         transport = self.transport
         if transport is None or self.closing:
             return
+        if self.web is not None:
+            data = self.web.encode(data)
         transport.write(data)
         if transport.get_write_buffer_size() > self.limits.max_output_buffer:
             log.warning("%r reads too slowly (%d bytes waiting): closing", self, transport.get_write_buffer_size())
@@ -368,5 +399,7 @@ class ClientSession(asyncio.Protocol):
             self.close_when_released = True  # after what it was told is committed and sent
             return
         if self.transport is not None and not self.transport.is_closing():
+            if self.web is not None and not self.closing:
+                self.transport.write(self.web.close())
             self.transport.close()
         self.closing = True

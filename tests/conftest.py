@@ -13,10 +13,12 @@ from server.config import Limits, ServerConfig
 
 @pytest.fixture
 async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]]:
-    """``await make_app(limits=Limits(...), password=..., bots=host, ...)``: a started server."""
+    """``await make_app(limits=Limits(...), password=..., bots=host, web_root=dir, ...)``: a started server."""
     apps: list[App] = []
 
-    async def make(*, limits: Limits | None = None, db: str | None = None, bots: Any = None, **settings: Any) -> App:
+    async def make(
+        *, limits: Limits | None = None, db: str | None = None, bots: Any = None, web_root: Any = None, **settings: Any
+    ) -> App:
         cfg = ServerConfig(
             host="127.0.0.1",
             port=0,
@@ -24,7 +26,7 @@ async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]
             limits=limits or Limits(),
             **settings,
         )
-        app = App(cfg, bots=bots)
+        app = App(cfg, bots=bots, web_root=web_root)
         await app.start()
         apps.append(app)
         return app

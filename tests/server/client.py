@@ -14,6 +14,11 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Opcode
+from websockets.http11 import Response
+from websockets.uri import parse_uri
+
 from protocol.framing import FrameDecoder, LineDecoder, encode_frame, encode_line
 
 DEFAULT_TIMEOUT = 10.0
@@ -21,8 +26,52 @@ _EOF: dict[str, Any] = {"type": "<eof>"}
 
 
 def encode(obj: dict[str, Any], mode: str) -> bytes:
-    """``obj`` in wire form for ``mode`` ("msgpack" or "json")."""
+    """``obj`` in wire form for ``mode`` ("msgpack" or "json"; "ws": the JSON line, which
+    :meth:`TestClient.send_raw` puts in a text frame)."""
     return encode_frame(obj, max_size=None) if mode == "msgpack" else encode_line(obj)
+
+
+class WebSocketWire:
+    """The client side of the WebSocket transport for a ``"ws"`` test client: the websockets
+    library's sans-I/O client protocol over the same asyncio streams (so the test client keeps
+    one reading loop). Text frames in become JSON lines for the line decoder."""
+
+    def __init__(self, writer: asyncio.StreamWriter, origin: str | None) -> None:
+        self.writer = writer
+        host, port = writer.get_extra_info("peername")[:2]
+        self.proto = ClientProtocol(parse_uri(f"ws://{host}:{port}/ws"), origin=origin)  # type: ignore[arg-type]
+        request = self.proto.connect()
+        self.proto.send_request(request)
+        self.response: Any = None
+        """The handshake's HTTP response (the status of a refused upgrade is in it)."""
+        self.answered = asyncio.Event()
+        self.close_code: int | None = None
+        self._flush()
+
+    def _flush(self) -> None:
+        for data in self.proto.data_to_send():
+            if data:
+                self.writer.write(data)
+
+    def feed(self, data: bytes) -> bytes:
+        """Bytes read -> the JSON lines of the text messages they complete."""
+        self.proto.receive_data(data)
+        lines = []
+        for event in self.proto.events_received():
+            if isinstance(event, Response):
+                self.response = event
+                self.answered.set()
+            elif event.opcode is Opcode.TEXT:
+                lines.append(event.data + b"\n")
+            elif event.opcode is Opcode.CLOSE:
+                self.close_code = Close.parse(event.data).code
+        self._flush()
+        return b"".join(lines)
+
+    def send_text(self, data: bytes) -> None:
+        """One text frame holding ``data`` (a JSON line's newline is left out)."""
+        self.proto.send_text(data[:-1] if data.endswith(b"\n") else data)
+        self._flush()
 
 
 class TestClient:
@@ -48,15 +97,40 @@ class TestClient:
         self.decode_error: Exception | None = None
         self._changed = asyncio.Event()
         self._decoder: FrameDecoder | LineDecoder = FrameDecoder(1 << 24) if mode == "msgpack" else LineDecoder(1 << 24)
+        self.ws: WebSocketWire | None = None
+        """The WebSocket layer of a ``"ws"`` client."""
         self._task = asyncio.create_task(self._read_loop())
 
     @classmethod
-    async def connect(cls, port: int, mode: str = "msgpack", name: str = "", *, host: str = "127.0.0.1") -> TestClient:
-        reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
+    async def connect(
+        cls,
+        port: int,
+        mode: str = "msgpack",
+        name: str = "",
+        *,
+        host: str = "127.0.0.1",
+        origin: str | None = None,
+        rcvbuf: int | None = None,
+    ) -> TestClient:
+        """A raw connection in ``mode``: ``"msgpack"``, ``"json"`` or ``"ws"`` (JSON over the
+        server's WebSocket; ``origin``: the Origin header a browser would send). ``rcvbuf``: a
+        small receive buffer, set before connecting (for a client that stops reading)."""
+        if rcvbuf is None:
+            reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
+        else:
+            raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            raw.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(raw, (host, port))
+            reader, writer = await asyncio.open_connection(sock=raw, limit=1 << 20)
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return cls(reader, writer, mode, name)
+        client = cls(reader, writer, mode, name)
+        if mode == "ws":
+            client.ws = WebSocketWire(writer, origin)
+            await asyncio.wait_for(client.ws.answered.wait(), DEFAULT_TIMEOUT)  # the handshake
+        return client
 
     # ------------------------------------------------------------------ reading
 
@@ -66,6 +140,8 @@ class TestClient:
                 data = await self.reader.read(65536)
                 if not data:
                     break
+                if self.ws is not None:
+                    data = self.ws.feed(data)
                 try:
                     frames = self._decoder.feed(data)
                 except Exception as exc:  # the server sent something undecodable
@@ -162,7 +238,11 @@ class TestClient:
     # ------------------------------------------------------------------ writing
 
     def send_raw(self, data: bytes) -> None:
-        self.writer.write(data)
+        """Write ``data`` (a ``"ws"`` client: as one text frame)."""
+        if self.ws is not None:
+            self.ws.send_text(data)
+        else:
+            self.writer.write(data)
 
     def send(self, msg: dict[str, Any]) -> int:
         """Send ``msg`` with a fresh id (unless it has one); its answer goes to the inbox."""
@@ -171,7 +251,7 @@ class TestClient:
             msg["id"] = self.next_id
             self.next_id += 1
         self.sent[msg["id"]] = msg
-        self.writer.write(encode(msg, self.mode))
+        self.send_raw(encode(msg, self.mode))
         return msg["id"]
 
     async def request(self, msg: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
@@ -185,7 +265,7 @@ class TestClient:
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[msg["id"]] = fut
         self.sent[msg["id"]] = msg
-        self.writer.write(encode(msg, self.mode))
+        self.send_raw(encode(msg, self.mode))
         return await asyncio.wait_for(fut, timeout)
 
     async def ok(self, msg: dict[str, Any], type_: str | None = None) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from tests.server.helpers import cards_in, cards_in_text
 
 SERVER_KINDS = {"timeout", "game_start", "back"}
 """Event kinds the server adds to the engine's events."""
-TABLES = [(3, "msgpack"), (4, "json"), (3, "mixed"), (4, "msgpack"), (3, "json"), (4, "mixed")]
+TABLES = [(3, "msgpack"), (4, "json"), (3, "mixed"), (4, "ws"), (3, "json"), (4, "mixed")]
+"""Seats and wire modes of the six tables: "ws" is JSON over the WebSocket (server/web.py),
+"mixed" one seat of each mode in turn."""
 SEEDS = {3: short_seeds("classic", 3, 3, max_len=300), 4: short_seeds("classic", 4, 3, max_len=300)}
 DECK = [format_card(c) for c in build_deck(1, 0)]
 
@@ -126,9 +128,9 @@ async def test_no_frame_leaks_a_hidden_card(app: Any, players: Any, connect: Any
     """Over six concurrent games no state, error or other frame names a card its receiver may not know."""
     tables = []
     for k, (seats, modes) in enumerate(TABLES):
-        mode_list = (["msgpack", "json"] * 2)[:seats] if modes == "mixed" else modes
+        mode_list = (["msgpack", "json", "ws"] * 2)[:seats] if modes == "mixed" else modes
         clients = await players(app, [f"leak{k}_{i}" for i in range(seats)], mode_list)
-        watcher = await connect(app, "json" if k % 2 else "msgpack", f"rail{k}")
+        watcher = await connect(app, ("msgpack", "json", "ws")[k % 3], f"rail{k}")
         await watcher.login()
         t = await make_table(clients, start=False, seed=SEEDS[seats][k // 2])
         await watcher.ok({"type": "watch", "table": t}, "watching")
