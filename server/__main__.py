@@ -94,9 +94,11 @@ async def serve(config: ServerConfig) -> None:
             f"their clocks to come back",
             flush=True,
         )
-    if host in ("0.0.0.0", "::", ""):
-        for addr in lan_addresses():
-            print(f"  players on your network connect to {addr}:{app.port}", flush=True)
+    lan = lan_addresses() if host in ("0.0.0.0", "::", "") else []
+    for addr in lan:
+        print(f"  players on your network connect to {addr}:{app.port}", flush=True)
+    if app.web_files is not None:
+        _open_the_web_door(app, lan[0] if lan else ("127.0.0.1" if host in ("0.0.0.0", "::", "") else host))
     advertiser = None
     announcing = None
     if config.advertise:
@@ -112,6 +114,22 @@ async def serve(config: ServerConfig) -> None:
         await advertiser.stop()
     await app.stop(f"the server is stopping ({why[0] if why else 'stop'})")
     print("stopped: tables and games are saved for the next start", flush=True)
+
+
+def _open_the_web_door(app: App, address: str) -> None:
+    """Serve the files that depend on this server (the presets and bots to offer, the address
+    and its QR code) and print the address to open on a phone, with its QR code."""
+    from client import web
+    from client.bots import bot_names
+    from server.engine import preset_names
+
+    assert app.web_files is not None
+    url = f"http://{address}:{app.port}/"
+    for path, (content_type, body) in web.generated_files(url, preset_names(), bot_names()).items():
+        app.web_files.add(path, content_type, body)
+    print(f"  on a phone or any browser, open {url}  (the table screen for a TV: {url}tv)", flush=True)
+    web.join_qr(url).terminal(out=sys.stdout, compact=True)
+    sys.stdout.flush()
 
 
 async def _announce(advertiser: Advertiser) -> None:

@@ -98,6 +98,10 @@ class WebFiles:
                 ctype += "; charset=utf-8"
             self.files["/" + rel.as_posix()] = WebFile(ctype, path.read_bytes())
 
+    def add(self, path: str, content_type: str, body: bytes) -> None:
+        """Serve ``body`` at ``path`` too (a file made at start-up, e.g. the join address's QR code)."""
+        self.files[path] = WebFile(content_type, body)
+
     def response(self, target: str) -> Response:
         """The answer to ``GET target``: the file (200) or 404."""
         path = target.split("?", 1)[0].split("#", 1)[0]

@@ -1,9 +1,34 @@
 """The browser client: static files (HTML, CSS, JavaScript modules; no build step) that the
 server serves on its own port (``server.web``) and that speak the protocol over its WebSocket.
 
-:data:`ROOT` is where they are; the composition root (``server.__main__``) gives it to the server.
+:data:`ROOT` is where they are; the composition root (``server.__main__``) gives it to the server
+together with :func:`generated_files`, the files that depend on the running server.
 """
 
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
 from pathlib import Path
 
+import segno
+
 ROOT = Path(__file__).resolve().parent
+
+
+def join_qr(url: str) -> segno.QRCode:
+    """The QR code of the address a guest opens on a phone."""
+    return segno.make(url, error="m")
+
+
+def generated_files(join_url: str, presets: Sequence[str], bots: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+    """``path -> (content type, body)``: ``/catalog.json`` (the presets and bots to offer, the
+    address to join) and ``/join.svg`` (its QR code, shown in the lobby for the next guest)."""
+    catalog = {"presets": list(presets), "bots": list(bots), "join": join_url}
+    svg = io.BytesIO()
+    join_qr(join_url).save(svg, kind="svg", scale=4, border=2, xmldecl=False)
+    return {
+        "/catalog.json": ("application/json; charset=utf-8", json.dumps(catalog).encode()),
+        "/join.svg": ("image/svg+xml; charset=utf-8", svg.getvalue()),
+    }

@@ -1,0 +1,159 @@
+// The protocol over the server's WebSocket (docs/PROTOCOL.md, "WebSocket"): one JSON message per
+// text frame, requests matched to their answers by id, pushed messages handed to a listener.
+//
+// A Link keeps its connection: when it drops (a locked phone, a server restart) it connects
+// again with back-off, says hello, logs in with the same profile and tells its owner
+// ("ready"), who resumes its seats. Nothing here knows the game.
+
+const PING_SECONDS = 60; // well inside the server's idle_timeout (300 s by default)
+const REQUEST_SECONDS = 20;
+const BACKOFF = [250, 500, 1000, 2000, 3000, 5000]; // ms between attempts, then the last again
+// Refusals of a login that trying again cannot cure: the player must change something.
+const LOGIN_REFUSALS = [
+  "AUTH_FAILED",
+  "SERVER_PASSWORD_REQUIRED",
+  "GUESTS_NOT_ALLOWED",
+  "LOGIN_THROTTLED",
+  "BAD_MESSAGE",
+];
+
+/** A refusal from the server: the `error` message, thrown by Link.request. */
+export class Refused extends Error {
+  constructor(error) {
+    super(error.message);
+    this.code = error.code;
+    this.reason = error.reason;
+    this.error = error;
+  }
+}
+
+export class Link {
+  /**
+   * @param {string} url ws:// address of the server's /ws
+   * @param {object} handlers onReady(loggedIn), onMessage(msg), onStatus(text), onLoginFailed(refused);
+   *   the profile is {name, password?, serverPassword?}
+   */
+  constructor(url, handlers) {
+    this.url = url;
+    this.handlers = handlers;
+    this.profile = null;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.attempt = 0;
+    this.online = false;
+    this.stopped = false;
+    this.timer = null;
+    this.pinger = null;
+  }
+
+  /** Connect (again) and log in as `profile` ({name, password?}). */
+  start(profile) {
+    this.profile = profile;
+    this.stopped = false;
+    this.attempt = 0;
+    if (this.ws) this.ws.close();
+    else this._connect();
+  }
+
+  /** Close for good (logging out). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+
+  _connect() {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.handlers.onStatus(this.attempt ? "reconnecting…" : "connecting…");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => this._handshake(ws);
+    ws.onmessage = (event) => this._received(JSON.parse(event.data));
+    ws.onclose = () => this._closed(ws);
+  }
+
+  async _handshake(ws) {
+    try {
+      await this.request({ type: "hello", version: 1, client: "shithead-web 1" });
+      const p = this.profile;
+      const login = p.password ? { name: p.name, password: p.password } : { name: p.name, guest: true };
+      if (p.serverPassword) login.server_password = p.serverPassword;
+      const loggedIn = await this.request({ type: "login", ...login });
+      if (ws !== this.ws) return;
+      this.online = true;
+      this.attempt = 0;
+      this.handlers.onStatus("");
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), PING_SECONDS * 1000);
+      this.handlers.onReady(loggedIn);
+    } catch (err) {
+      if (err instanceof Refused && LOGIN_REFUSALS.includes(err.code)) {
+        this.stopped = true; // a login that cannot work: ask the player, do not retry
+        this.handlers.onLoginFailed(err);
+        ws.close();
+      }
+      // otherwise the connection dropped: _closed retries
+    }
+  }
+
+  _closed(ws) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    this.online = false;
+    clearInterval(this.pinger);
+    for (const { reject, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      reject(new Error("connection lost"));
+    }
+    this.pending.clear();
+    if (this.stopped) return;
+    this.handlers.onStatus("offline: reconnecting…");
+    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+    this.attempt += 1;
+    this.timer = setTimeout(() => this._connect(), delay);
+  }
+
+  _received(msg) {
+    const waiting = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
+    if (waiting) {
+      this.pending.delete(msg.id);
+      clearTimeout(waiting.timer);
+      if (msg.type === "error") waiting.reject(new Refused(msg));
+      else waiting.resolve(msg);
+      return;
+    }
+    this.handlers.onMessage(msg);
+  }
+
+  /** Send without waiting for the answer (it arrives as a pushed message, if any). */
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify({ id: this.nextId++, ...msg }));
+    return true;
+  }
+
+  /** Send and wait for the answer; rejects with Refused for an `error`. */
+  request(msg) {
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject(new Error("not connected"));
+        return;
+      }
+      const id = this.nextId++;
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`no answer to ${msg.type}`));
+      }, REQUEST_SECONDS * 1000);
+      this.pending.set(id, { resolve, reject, timer });
+      this.ws.send(JSON.stringify({ ...msg, id }));
+    });
+  }
+}
+
+/** The WebSocket address of the server that served this page. */
+export function serverUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/ws`;
+}

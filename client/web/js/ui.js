@@ -1,0 +1,134 @@
+// DOM building blocks shared by the player's page (app.js) and the table screen (tv.js):
+// cards, a seat's public cards, the pile and the running clocks. They show only what a view
+// holds: a view for a spectator has no hand, and nothing here invents a hidden card.
+
+import { card, clockText, ordinal, short, toBeat } from "./cards.js";
+
+/** document.createElement with attributes ("on*" functions become listeners) and children. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** A face-up card; a button when `onTap` is given. */
+export function cardEl(text, { selected = false, playable = false, onTap = null, size = "" } = {}) {
+  const c = card(text);
+  const cls = ["card", `suit-${c.suitLetter}`, size, selected ? "selected" : "", playable ? "playable" : ""];
+  return h(
+    onTap ? "button" : "span",
+    {
+      class: cls.filter(Boolean).join(" "),
+      dataset: { card: text },
+      "aria-label": c.label,
+      "aria-pressed": onTap ? String(selected) : undefined,
+      type: onTap ? "button" : undefined,
+      onclick: onTap ?? undefined,
+    },
+    h("span", { class: "rank" }, c.rank),
+    h("span", { class: "suit" }, c.suit),
+  );
+}
+
+/** A face-down card (position `pos`); a button when `onTap` is given. */
+export function backEl({ onTap = null, pos = null, size = "" } = {}) {
+  return h(onTap ? "button" : "span", {
+    class: `card back ${size}`.trim(),
+    type: onTap ? "button" : undefined,
+    "aria-label": pos === null ? "face-down card" : `face-down card ${pos + 1}`,
+    dataset: pos === null ? undefined : { pos: String(pos) },
+    onclick: onTap ?? undefined,
+  });
+}
+
+/** The seats whose clock runs, by seat: {seat: {ends (ms, performance.now clock), bank}}. */
+export function clocksOf(state, receivedAt) {
+  const out = {};
+  for (const c of state?.view?.clocks ?? []) out[c.seat] = { ends: receivedAt + c.left * 1000, bank: c.bank };
+  return out;
+}
+
+/** A clock that counts down by itself (see startClocks). */
+export function clockEl(clock) {
+  return h("span", { class: "clock", dataset: { ends: String(clock.ends) } }, clockText((clock.ends - performance.now()) / 1000));
+}
+
+/** Count every visible clock down, four times a second, for as long as the page lives. */
+export function startClocks() {
+  setInterval(() => {
+    for (const el of document.querySelectorAll(".clock[data-ends]")) {
+      const left = (Number(el.dataset.ends) - performance.now()) / 1000;
+      el.textContent = clockText(left);
+      el.classList.toggle("low", left < 10);
+    }
+  }, 250);
+}
+
+/** The public part of one seat: name, marks, clock, face-up stacks, and how many cards lie face
+ * down and are held in hand (counts: an opponent's face-down cards take no room on a phone). */
+export function seatEl(p, { turn = false, clock = null, size = "small" } = {}) {
+  const marks = [p.bot ? "bot" : "", p.away ? "away" : "", p.out ? ordinal(p.place) : ""].filter(Boolean);
+  const down = p.face_down.filter(Boolean).length;
+  return h(
+    "section",
+    { class: `seat ${turn ? "turn" : ""} ${p.away ? "away" : ""}`.trim(), dataset: { seat: String(p.seat) } },
+    h(
+      "header",
+      {},
+      h("span", { class: "name" }, p.name ?? "(free seat)"),
+      marks.length ? h("span", { class: "marks" }, marks.join(" · ")) : null,
+      clock ? clockEl(clock) : null,
+    ),
+    h(
+      "div",
+      { class: "table-cards" },
+      p.face_up.map((stack) =>
+        h("span", { class: "stack" }, stack.length ? stack.map((c) => cardEl(c, { size })) : h("span", { class: `card empty ${size}` })),
+      ),
+    ),
+    h("div", { class: "counts" }, `${p.hand_count} in hand · ${down} face down`),
+  );
+}
+
+/** The pile's top cards, its size, what beats it, the stock and the burned cards. */
+export function pileEl(view, { size = "" } = {}) {
+  const top = view.pile.slice(-3);
+  return h(
+    "section",
+    { class: "pile-area", "aria-label": "pile" },
+    h(
+      "div",
+      { class: "pile" },
+      top.length ? top.map((c, i) => cardEl(c, { size: `${size} ${i === top.length - 1 ? "top" : "under"}` })) : h("span", { class: `card empty ${size}` }),
+    ),
+    h(
+      "div",
+      { class: "pile-facts" },
+      h("div", { class: "to-beat" }, `To beat: ${toBeat(view.to_beat)}`),
+      h("div", {}, `Pile ${view.pile.length} · stock ${view.stock_count} · burned ${view.burned_count}`),
+      view.must_play ? h("div", {}, `Must play ${short(view.must_play)}`) : null,
+    ),
+  );
+}
+
+/** The series so far: one row per seat with its places and losses. */
+export function tallyEl(tally) {
+  if (!tally) return null;
+  const n = tally.players.length;
+  const head = h("tr", {}, h("th", {}, "Player"), Array.from({ length: n }, (_, i) => h("th", {}, ordinal(i + 1))), h("th", {}, "Shithead"));
+  const rows = tally.players.map((name, seat) =>
+    h("tr", {}, h("td", {}, name), tally.places[seat].map((k) => h("td", {}, String(k))), h("td", {}, String(tally.losses[seat]))),
+  );
+  const games = tally.losses.reduce((a, b) => a + b, 0);
+  return h("table", { class: "tally", dataset: { games: String(games) } }, h("thead", {}, head), h("tbody", {}, rows));
+}

@@ -1,0 +1,30 @@
+"""The files the web client gets from the running server (client/web.generated_files)."""
+
+from __future__ import annotations
+
+import json
+
+from client.web import ROOT, generated_files
+
+
+def test_catalog_and_join_code() -> None:
+    files = generated_files("http://192.0.2.7:7433/", ["classic", "karma"], ["greedy"])
+    ctype, body = files["/catalog.json"]
+    assert ctype.startswith("application/json")
+    assert json.loads(body) == {"presets": ["classic", "karma"], "bots": ["greedy"], "join": "http://192.0.2.7:7433/"}
+    ctype, svg = files["/join.svg"]
+    assert ctype.startswith("image/svg+xml")
+    assert svg.startswith(b"<svg") and svg.rstrip().endswith(b"</svg>")
+
+
+def test_the_pages_and_their_modules_are_there() -> None:
+    """Every page and every module a page or module imports exists (no build step to catch it)."""
+    for page in ("index.html", "tv.html"):
+        text = (ROOT / page).read_text()
+        for ref in ("style.css", "js/"):
+            assert ref in text
+    for module in (ROOT / "js").glob("*.js"):
+        for line in module.read_text().splitlines():
+            if line.startswith("import ") and " from " in line:
+                target = line.rsplit(" from ", 1)[1].strip(' ";')
+                assert (module.parent / target).is_file(), (module.name, target)

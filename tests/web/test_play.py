@@ -1,0 +1,155 @@
+"""A guest's evening in a phone-sized browser against the real server: name, a new table, bots,
+a whole game played by tapping (a refused play shows its reason), a reload and a kill -9 of the
+server in the middle, and the page back in the seat each time without a touch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.web.conftest import Browser, LiveServer
+
+WAIT = 30.0  # seconds: only against a hang (a busy 2-core machine runs a server, bots and a browser)
+
+
+def css(driver: WebDriver, selector: str) -> list[Any]:
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def until(driver: WebDriver, condition: Callable[[WebDriver], Any], timeout: float = WAIT) -> Any:
+    """Wait for ``condition(driver)`` to be true (re-checked as the page changes; a page re-drawn
+    under the check counts as not yet)."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+def seq(driver: WebDriver) -> int:
+    mine = css(driver, ".mine[data-seq]")
+    return int(mine[0].get_attribute("data-seq")) if mine else -1
+
+
+def tap(driver: WebDriver, selector: str) -> None:
+    css(driver, selector)[0].click()
+
+
+def sit_down_with_bots(driver: WebDriver, url: str, name: str) -> None:
+    """Name -> lobby -> a new classic table of 4 -> three bots -> start -> ready."""
+    driver.get(url)
+    until(driver, lambda d: css(d, "#name"))
+    css(driver, "#name")[0].send_keys(name)
+    tap(driver, "#enter")
+    until(driver, lambda d: css(d, "#create"))
+    tap(driver, "#create")
+    until(driver, lambda d: css(d, ".add-bot button"))
+    for left in (2, 1, 0):
+        tap(driver, ".add-bot button")
+        until(driver, lambda d, n=left: len(css(d, ".add-bot button")) == n)
+    assert [li.text for li in css(driver, ".seats li")][0].endswith("(you)")
+    tap(driver, "#start")
+    until(driver, lambda d: css(d, '[data-action="ready"]'))
+    tap(driver, '[data-action="ready"]')
+    until(driver, lambda d: css(d, '.mine[data-phase="play"]') or css(d, ".game-over"))
+
+
+def my_turn(driver: WebDriver) -> bool:
+    return bool(css(driver, ".mine.turn .your-move"))
+
+
+def one_move(driver: WebDriver) -> None:
+    """Tap one move as a player would: the lowest playable card, else a card on the table, else
+    pick up, else turn a face-down card over. Waits until the server answered it (a new state)."""
+    before = seq(driver)
+    take = css(driver, '[data-action^="take"]')
+    if css(driver, ".hand button.card.playable"):
+        tap(driver, ".hand button.card.playable")
+        tap(driver, "#play")
+    elif css(driver, ".my-table button.card.playable"):
+        tap(driver, ".my-table button.card.playable")
+        tap(driver, "#play")
+    elif take:
+        take[0].click()
+    else:
+        tap(driver, ".my-table .downs button")
+    until(driver, lambda d: seq(d) > before or css(d, ".game-over") or css(d, "#refusal"))
+    assert not css(driver, "#refusal"), css(driver, "#refusal")[0].text
+
+
+def try_a_refused_play(driver: WebDriver) -> str | None:
+    """If a hand card cannot be played now, tap it and Play: the reason must show. Returns it."""
+    wrong = css(driver, ".hand button.card:not(.playable)")
+    if not wrong or not css(driver, ".pile .card.top"):
+        return None
+    wrong[0].click()
+    tap(driver, "#play")
+    until(driver, lambda d: css(d, "#refusal"))
+    text = css(driver, "#refusal")[0].text
+    wrong = css(driver, ".hand button.card.selected")
+    wrong[0].click()  # unselect it: the next move starts from nothing selected
+    return text
+
+
+def play_to_the_end(driver: WebDriver, *, on_move: Callable[[int], None] | None = None) -> dict[str, Any]:
+    moves, refusal = 0, None
+    while not css(driver, ".game-over"):
+        until(driver, lambda d: my_turn(d) or css(d, ".game-over"))
+        if css(driver, ".game-over"):
+            break
+        if refusal is None:
+            refusal = try_a_refused_play(driver)
+        one_move(driver)
+        moves += 1
+        if on_move is not None:
+            on_move(moves)
+    return {"moves": moves, "refusal": refusal}
+
+
+def test_a_guest_plays_a_whole_game_by_tapping(live_server: LiveServer, browser: Browser) -> None:
+    server = live_server()
+    driver = browser(360, 640, mobile=True)
+    sit_down_with_bots(driver, server.url, "alice")
+    reloaded: list[int] = []
+
+    def reload_once(moves: int) -> None:
+        if moves == 3 and not reloaded:
+            before = seq(driver)
+            driver.refresh()  # as a phone that reloads the page: no tap afterwards
+            until(driver, lambda d: seq(d) >= before or css(d, ".game-over"))
+            reloaded.append(before)
+
+    out = play_to_the_end(driver, on_move=reload_once)
+    assert reloaded, "the game ended before the reload"
+    assert out["refusal"] is not None, "no moment to try a refused play came up"
+    assert out["refusal"].startswith("Refused: ") and "(DOES_NOT_BEAT)" in out["refusal"], out["refusal"]
+    over = css(driver, ".game-over")[0].text
+    assert "is the shithead" in over
+    assert "alice" in over  # the places list names every player
+    assert css(driver, ".tally")[0].get_attribute("data-games") == "1"
+    assert css(driver, "#start")  # the owner may deal the next game
+
+
+def test_the_page_comes_back_after_kill_9(live_server: LiveServer, browser: Browser) -> None:
+    """The server is killed (SIGKILL) in the middle of a game and started again: the page
+    reconnects, logs in, resumes the seat and plays on, with no touch."""
+    server = live_server()
+    driver = browser(360, 640, mobile=True)
+    sit_down_with_bots(driver, server.url, "bob")
+    for _ in range(2):
+        until(driver, lambda d: my_turn(d) or css(d, ".game-over"))
+        if css(driver, ".game-over"):
+            break
+        one_move(driver)
+    assert not css(driver, ".game-over"), "the game ended before the kill"
+    before = seq(driver)
+    server.kill()
+    until(driver, lambda d: "reconnecting" in css(d, "#status")[0].text)
+    server.restart()
+    # Back by itself: the status line is gone and the seat's state is the one it had (the server
+    # acknowledged nothing it lost), or a later one if a bot has played since.
+    until(driver, lambda d: not css(d, "#status")[0].text and seq(d) >= before)
+    assert "bob (you)" in css(driver, ".mine .name")[0].text
+    play_to_the_end(driver)
+    assert "is the shithead" in css(driver, ".game-over")[0].text
