@@ -6,6 +6,7 @@ against a bare msgpack echo server over the same number of connections.
     python benchmarks/server.py --tables 50 --seconds 10 --warmup 3
     python benchmarks/server.py --profile        # main scenario with the server under cProfile
     python benchmarks/server.py --baseline HEAD~3 --tables 100 --seconds 10   # before/after, side by side
+    python benchmarks/server.py --transport ws   # WebSocket vs JSON lines, side by side
 
 Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
 
@@ -52,6 +53,10 @@ from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+from websockets.client import ClientProtocol
+from websockets.frames import Opcode
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -76,6 +81,8 @@ max_tables = 10000
 _HDR = struct.Struct(">I")
 _packb = msgpack.packb
 _unpackb = msgpack.unpackb
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_loads = json.loads
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -130,11 +137,18 @@ class Stats:
 
 
 class LoadClient(asyncio.Protocol):
-    """One game connection: raw length-prefixed msgpack, no validation (speed first)."""
+    """One game connection, no validation (speed first), in one of the wire forms: ``msgpack``
+    (raw length-prefixed frames, the default), ``json`` (JSON lines) or ``ws`` (JSON over the
+    server's WebSocket, framed and masked by the websockets library's client protocol, as a
+    browser would)."""
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, wire: str = "msgpack") -> None:
         self.stats = stats
+        self.wire = wire
         self.transport: asyncio.Transport | None = None
+        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Done once messages may be sent (for ``ws``: after the upgrade)."""
+        self.ws: ClientProtocol | None = None
         self.buf = bytearray()
         self.next_id = 0
         self.waiters: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -149,8 +163,23 @@ class LoadClient(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        if self.wire == "ws":
+            host, port = transport.get_extra_info("peername")[:2]
+            self.ws = ClientProtocol(parse_uri(f"ws://{host}:{port}/ws"))
+            self.ws.send_request(self.ws.connect())
+            self._flush_ws()
+        else:
+            self.ready.set_result(None)
+
+    def _flush_ws(self) -> None:
+        assert self.ws is not None and self.transport is not None
+        for data in self.ws.data_to_send():
+            if data:
+                self.transport.write(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if not self.ready.done():
+            self.ready.set_exception(ConnectionError("connection lost"))
         self.stats.lost += 1
         for fut in self.waiters.values():
             if not fut.done():
@@ -160,9 +189,16 @@ class LoadClient(asyncio.Protocol):
     def send(self, msg: dict[str, Any]) -> int:
         self.next_id += 1
         msg["id"] = self.next_id
-        body = _packb(msg)
         assert self.transport is not None
-        self.transport.write(_HDR.pack(len(body)) + body)
+        if self.wire == "msgpack":
+            body = _packb(msg)
+            self.transport.write(_HDR.pack(len(body)) + body)
+        elif self.wire == "json":
+            self.transport.write(_dumps(msg).encode() + b"\n")
+        else:
+            assert self.ws is not None
+            self.ws.send_text(_dumps(msg).encode())
+            self._flush_ws()
         return self.next_id
 
     def request(self, msg: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
@@ -171,6 +207,39 @@ class LoadClient(asyncio.Protocol):
         return fut
 
     def data_received(self, data: bytes) -> None:
+        if self.wire == "msgpack":
+            self._frames(data)
+        elif self.wire == "json":
+            self._lines(data)
+        else:
+            self._websocket(data)
+
+    def _lines(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        end = buf.rfind(b"\n")
+        if end < 0:
+            return
+        chunk = bytes(buf[: end + 1])
+        del buf[: end + 1]
+        for line in chunk.split(b"\n")[:-1]:
+            self.on_frame(_loads(line), len(line))
+
+    def _websocket(self, data: bytes) -> None:
+        ws = self.ws
+        assert ws is not None
+        ws.receive_data(data)
+        for event in ws.events_received():
+            if isinstance(event, Response):
+                if event.status_code == 101:
+                    self.ready.set_result(None)
+                else:
+                    self.ready.set_exception(ConnectionError(f"upgrade refused: {event.status_code}"))
+            elif event.opcode is Opcode.TEXT:
+                self.on_frame(_loads(event.data), len(event.data))
+        self._flush_ws()
+
+    def _frames(self, data: bytes) -> None:
         buf = self.buf
         if buf:
             buf += data
@@ -261,10 +330,13 @@ async def expect(fut: asyncio.Future[dict[str, Any]], want: str) -> dict[str, An
     return reply
 
 
-async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semaphore) -> LoadClient:
+async def connect_login(
+    port: int, stats: Stats, name: str, sem: asyncio.Semaphore, wire: str = "msgpack"
+) -> LoadClient:
     loop = asyncio.get_running_loop()
     async with sem:
-        _, c = await loop.create_connection(lambda: LoadClient(stats), HOST, port)
+        _, c = await loop.create_connection(lambda: LoadClient(stats, wire), HOST, port)
+        await c.ready
         hello = c.request({"type": "hello", "version": 1, "client": "bench"})
         login = c.request({"type": "login", "name": name, "guest": True})  # pipelined after hello
         await expect(hello, "welcome")
@@ -272,8 +344,10 @@ async def connect_login(port: int, stats: Stats, name: str, sem: asyncio.Semapho
     return c
 
 
-async def setup_table(port: int, stats: Stats, prefix: str, i: int, sem: asyncio.Semaphore) -> list[LoadClient]:
-    clients = await asyncio.gather(*(connect_login(port, stats, f"{prefix}t{i}s{s}", sem) for s in range(4)))
+async def setup_table(
+    port: int, stats: Stats, prefix: str, i: int, sem: asyncio.Semaphore, wire: str = "msgpack"
+) -> list[LoadClient]:
+    clients = await asyncio.gather(*(connect_login(port, stats, f"{prefix}t{i}s{s}", sem, wire) for s in range(4)))
     owner = clients[0]
     owner.owner = True
     created = await expect(
@@ -306,7 +380,10 @@ async def loadgen_game(spec: dict[str, Any]) -> None:
     port, prefix = spec["port"], spec["prefix"]
     t_setup = time.monotonic()
     tables = await asyncio.wait_for(
-        asyncio.gather(*(setup_table(port, stats, prefix, i, sem) for i in range(spec["tables"]))), 300
+        asyncio.gather(
+            *(setup_table(port, stats, prefix, i, sem, spec.get("wire", "msgpack")) for i in range(spec["tables"]))
+        ),
+        300,
     )
     idle = await asyncio.wait_for(open_idle(port, stats, prefix, spec.get("idle", 0), sem), 300)
     emit("seated", seconds=time.monotonic() - t_setup)
@@ -720,6 +797,7 @@ def game_scenario(
     seconds: float,
     profile: str | None = None,
     source: Path = ROOT,
+    wire: str = "msgpack",
 ) -> dict[str, Any]:
     srv = Server(kids, tmp, tag, profile=profile, source=source)
     try:
@@ -728,7 +806,14 @@ def game_scenario(
         t_per = split(tables, procs)
         i_per = split(idle, procs)
         specs = [
-            {"mode": "game", "port": srv.port, "tables": t_per[k], "idle": i_per[k], "prefix": f"{tag}{k}"}
+            {
+                "mode": "game",
+                "port": srv.port,
+                "tables": t_per[k],
+                "idle": i_per[k],
+                "prefix": f"{tag}{k}",
+                "wire": wire,
+            }
             for k in range(procs)
             if t_per[k] or i_per[k]
         ]
@@ -946,7 +1031,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="REF",
         help="compare the main scenario with git revision REF (e.g. HEAD~3), run alternately, side by side",
     )
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds for --baseline (default 3)")
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds for --baseline, --transport (default 3)")
+    p.add_argument(
+        "--transport",
+        choices=["msgpack", "json", "ws"],
+        default="msgpack",
+        help="json or ws: only the main scenario, over JSON lines and over this transport alternately, side by "
+        "side (ws: the WebSocket, JSON text frames)",
+    )
     p.add_argument("--loadgen", help=argparse.SUPPRESS)
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--profiled-server", help=argparse.SUPPRESS)
@@ -1003,6 +1095,45 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
         print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
 
 
+def transports(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
+    """The main scenario over JSON lines and over ``args.transport``, alternately (the machine's
+    noise hits both alike), and the ratio of each figure: the WebSocket's cost (issue 17 asks
+    for at least 0.8 of the JSON-lines throughput)."""
+    base, other = "json", args.transport
+    print(
+        f"\nTRANSPORTS: main scenario, {args.tables} tables, {args.rounds} alternating rounds, {other} vs {base} lines"
+    )
+    rows: dict[str, list[dict[str, Any]]] = {base: [], other: []}
+    for k in range(args.rounds):
+        for wire in (base, other):
+            r = game_scenario(
+                kids, tmp, f"{wire}{k}", args.tables, 0, args.client_procs, args.warmup, args.seconds, wire=wire
+            )
+            rows[wire].append(r)
+            print(
+                f"  round {k + 1} {wire:8} {r['rate']:>9,.0f} actions/s   "
+                f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms"
+                + (f"   errors {r['errors']}" if r["errors"] else ""),
+                flush=True,
+            )
+
+    def med(wire: str, key: str) -> float:
+        values = sorted(r[key] for r in rows[wire])
+        return values[len(values) // 2]
+
+    print(f"\n  {'median of rounds':28} {base:>12} {other:>12} {other + '/' + base:>13}")
+    for key, label, fmt in (
+        ("rate", "actions/s", "{:,.0f}"),
+        ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
+        ("p50", "latency p50, ms", "{:.2f}"),
+        ("p99", "latency p99, ms", "{:.2f}"),
+    ):
+        b, n = med(base, key), med(other, key)
+        print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
+    ratio = med(other, "rate") / med(base, "rate")
+    print(f"  ratio actions/s {other} / {base} lines = {ratio:.3f}   (target >= 0.8: {verdict(ratio >= 0.8)})")
+
+
 def run(args: argparse.Namespace) -> None:
     if args.quick:
         args.tables, args.seconds, args.warmup, args.idle_connections = 25, 1.5, 0.5, 200
@@ -1020,6 +1151,10 @@ def run(args: argparse.Namespace) -> None:
 
         if args.baseline:
             compare(kids, tmp, args)
+            return
+
+        if args.transport != "msgpack":
+            transports(kids, tmp, args)
             return
 
         if args.profile:
