@@ -96,7 +96,7 @@ export function seatEl(p, { turn = false, clock = null, size = "small" } = {}) {
         h("span", { class: "stack" }, stack.length ? stack.map((c) => cardEl(c, { size })) : h("span", { class: `card empty ${size}` })),
       ),
     ),
-    h("div", { class: "counts" }, `${p.hand_count} in hand · ${down} face down`),
+    h("div", { class: "counts" }, `${p.hand_count} in hand · ${down} down`),
   );
 }
 
