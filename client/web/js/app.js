@@ -7,7 +7,7 @@
 // seat without a tap. The page shows only what the server sent this seat.
 
 import { ACTION_LABELS, eventText, parseAction, short, shortList } from "./cards.js";
-import { Link, Refused, serverUrl } from "./net.js";
+import { Link, Refused, serverUrl, wakeOnReturn } from "./net.js";
 import { backEl, cardEl, clockEl, clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
 
 const HISTORY = 80; // lines kept per table
@@ -58,6 +58,7 @@ async function main() {
       show("name");
     },
   });
+  wakeOnReturn(app.link);
   const profile = store.get("profile", null);
   if (profile) app.link.start(profile);
   show(profile ? "lobby" : "name");
@@ -374,10 +375,12 @@ function openTable(id) {
 async function leave(id) {
   const t = table(id);
   try {
-    if (t.seat !== null && !t.watching) await app.link.request({ type: "leave", table: id });
+    await app.link.request({ type: "leave", table: id });
   } catch (err) {
-    toast(err.message);
-    return;
+    if (!(err instanceof Refused && err.code === "NOT_AT_TABLE")) {
+      toast(err.message); // e.g. a seat cannot be given up while its game runs
+      return;
+    }
   }
   forgetSeat(id);
   if (store.get("watching", null) === id) store.set("watching", null);
@@ -578,7 +581,8 @@ function actionsEl(id, t, setup) {
     : legal.length
       ? "Tap cards to choose, then play."
       : "";
-  return h("div", { class: "actions" }, buttons, hint ? h("p", { class: "hint quiet" }, hint) : null);
+  const keys = legal.length && !setup ? h("span", { class: "keys" }, " Keys: Enter plays, Esc clears, P picks up.") : null;
+  return h("div", { class: "actions" }, buttons, hint ? h("p", { class: "hint quiet" }, hint, keys) : null);
 }
 
 /** Send `action`; a refusal is shown with its reason until the next tap. */
@@ -615,7 +619,24 @@ function chatEl(id, t) {
   return h("form", { class: "chat", onsubmit: say }, h("ol", {}, t.chat.slice(-20).map((line) => h("li", {}, line))), text);
 }
 
-// ------------------------------------------------------------------ settings
+// ------------------------------------------------------------------ keyboard and settings
+
+// On a desktop: Enter plays the selected cards, Escape clears the selection, P picks up the
+// pile (Tab and Space reach and press every card and button as well).
+document.addEventListener("keydown", (event) => {
+  if (app.screen !== "table" || event.target.closest("input, select, textarea")) return;
+  const t = app.at.get(app.current);
+  if (!t) return;
+  if (event.key === "Escape" && t.selected.length) {
+    t.selected = [];
+    render();
+  } else if (event.key === "Enter" && document.getElementById("play") && !event.target.closest("button")) {
+    document.getElementById("play").click();
+  } else if (event.key.toLowerCase() === "p") {
+    document.querySelector('[data-action^="take"]')?.click();
+  } else return;
+  event.preventDefault();
+});
 
 document.getElementById("colours").addEventListener("click", () => {
   const on = !document.body.classList.contains("four-colour");

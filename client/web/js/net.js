@@ -56,6 +56,22 @@ export class Link {
     else this._connect();
   }
 
+  /** The page is back (a phone unlocked, a tab shown again): a connection that died meanwhile
+   * may not have said so yet. Reconnect at once if offline; if online, prove it with a ping. */
+  async wake() {
+    if (this.stopped || !this.profile) return; // (not started yet: nobody to log in)
+    if (!this.ws) {
+      this.attempt = 0;
+      this._connect();
+      return;
+    }
+    if (!this.online) return;
+    const ws = this.ws;
+    const answered = this.request({ type: "ping" }).then(() => true, () => false);
+    const late = new Promise((resolve) => setTimeout(() => resolve(false), 5000));
+    if (!(await Promise.race([answered, late])) && ws === this.ws) ws.close(); // onclose reconnects
+  }
+
   /** Close for good (logging out). */
   stop() {
     this.stopped = true;
@@ -150,6 +166,15 @@ export class Link {
       this.ws.send(JSON.stringify({ ...msg, id }));
     });
   }
+}
+
+/** Call `link.wake()` whenever the page becomes visible again or the device goes online. */
+export function wakeOnReturn(link) {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") link.wake();
+  });
+  window.addEventListener("online", () => link.wake());
+  window.addEventListener("pageshow", () => link.wake());
 }
 
 /** The WebSocket address of the server that served this page. */

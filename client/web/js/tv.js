@@ -4,7 +4,7 @@
 // new guest scans to sit down. /tv?table=N, or /tv to pick a table.
 
 import { eventText } from "./cards.js";
-import { Link, serverUrl } from "./net.js";
+import { Link, serverUrl, wakeOnReturn } from "./net.js";
 import { clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
 
 const LAST_PLAYS = 12;
@@ -48,6 +48,7 @@ async function main() {
     },
     onLoginFailed: (err) => show(h("p", { class: "refusal" }, `Could not log in: ${err.message}`)),
   });
+  wakeOnReturn(tv.link);
   tv.link.start({ name: name() });
   setInterval(() => {
     if (tv.table === null && tv.link.online) follow();
