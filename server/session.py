@@ -5,6 +5,12 @@ is logged in.
 docs/ARCHITECTURE.md, "The asyncio shell") that drives a sans-I/O :class:`protocol.connection.Connection` and hands each
 validated message to its :class:`SessionHost` (the server) once the rate limit lets it through.
 
+Transports
+    Raw TCP (msgpack frames or JSON lines, told apart by the connection's first byte) and the
+    WebSocket of the web door: a connection that begins with an HTTP request gets a
+    :class:`server.web.WebGate`, which answers HTTP by itself and turns WebSocket text frames
+    into JSON lines for the same :class:`Connection`, and the session's output back into frames.
+
 Resource handling
     * Output that tells of a change is held until the journal has committed that change
       (:meth:`ClientSession._write`, :meth:`ClientSession.release`); ``send_unheld`` and
