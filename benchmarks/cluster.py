@@ -31,21 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
-
-PARTICIPANTS = [("random", "random"), ("greedy", "greedy"), ("random-2", "random"), ("greedy-2", "greedy")]
-
-
-def plan_of(games: int, seed: int, concurrency: int) -> Plan:
-    return Plan(
-        entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS],
-        seats=4,
-        games=games,
-        master_seed=seed,
-        concurrency=concurrency,
-        action_seconds=60.0,
-        every=0,
-    )
+from benchmarks.tournament import plan_of  # noqa: E402
+from client.tournament.organiser import Plan, Progress, run  # noqa: E402
 
 
 def timed(plan: Plan, out: Path, *, workers: int | None = 1, ray_address: str | None = None) -> float:

@@ -65,8 +65,9 @@ def in_process(games: int, seed: int) -> tuple[float, int, int]:
     return time.perf_counter() - began, len(specs), actions
 
 
-async def over_server(games: int, seed: int, concurrency: int, out: Path, workers: int = 1) -> tuple[float, int, int]:
-    plan = Plan(
+def plan_of(games: int, seed: int, concurrency: int) -> Plan:
+    """The benchmark's tournament: the four PARTICIPANTS, 4 seats, ``games`` games."""
+    return Plan(
         entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS],
         seats=4,
         games=games,
@@ -75,6 +76,10 @@ async def over_server(games: int, seed: int, concurrency: int, out: Path, worker
         action_seconds=60.0,
         every=0,
     )
+
+
+async def over_server(games: int, seed: int, concurrency: int, out: Path, workers: int = 1) -> tuple[float, int, int]:
+    plan = plan_of(games, seed, concurrency)
     done = {"n": 0}
 
     def tick(n: int, total: int) -> None:

@@ -111,3 +111,37 @@ def check_places(stats: Sequence[RunStats], games: int) -> None:
     for place in range(1, seats + 1):
         assert sum(s.places[place] for s in stats) == games, (place, stats)
     assert sum(s.places[seats] for s in stats) == sum(s.losses for s in stats) == games
+
+
+async def program_against_greedy(
+    server: App, connect: Any, argv: Sequence[str], *, name: str, games: int
+) -> tuple[RunStats, int, str, str, int]:
+    """Run a bot program (``argv`` before shithead-bot's flags) against a greedy bot: a 2-seat
+    classic table (seed 6) whose seat 0 greedy owns, the program joining the free seat with
+    ``--port --games --name``. Returns greedy's stats, the program's exit status, its standard
+    output and error, and the table id."""
+    owner = await connect(server)
+    await owner.login("owner", guest=True, bot=True)
+    table = await owner.create_table(name, "classic", 2, seed=6)
+    runner = BotRunner(GreedyBot(), owner, games=games, start_games=True)
+    await runner.join(table, 0)
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        "--port",
+        str(server.port),
+        "--games",
+        str(games),
+        "--name",
+        name,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        async with asyncio.timeout(60):
+            stats, (out, err) = await asyncio.gather(runner.run(), proc.communicate())
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode is not None
+    return stats, proc.returncode, out.decode(), err.decode(), table

@@ -24,11 +24,11 @@ from benchmarks.perfect import PerfectBot
 from client.bot import Bot
 from client.bots import BOTS, bot_names, make_bot, thinks_in_thread
 from client.bots.ismcts import ISMCTSBot
-from server.engine import Game, build_deck, make_rules, parse_cards, view_for
+from server.engine import Game, make_rules, view_for
 from server.engine.cards import RANK
 from server.engine.policies import greedy_policy
 from server.engine.position import game_from
-from tests.client.test_search import _RandomBot, play_with_bots
+from tests.client.test_search import _endgame, _RandomBot, play_with_bots
 
 
 def _seed(*parts: object) -> int:
@@ -147,24 +147,6 @@ def test_ismcts_does_not_peek_at_hidden_cards(seed: int) -> None:
     assert choices[0] == choices[1]
     # The hidden cards matter here: the same search, seeing them, chooses differently.
     assert peeks[0] != peeks[1]
-
-
-def _endgame() -> Game:
-    """Seat 0 to play on a 3 holding 4c and Ts; seat 1 holds one card (an ace). Playing the 4
-    lets seat 1 go out with its ace; the 10 burns, then the 4 goes out and seat 0 wins."""
-    c = parse_cards
-    rest = [x for x in build_deck(1, 0) if x not in c("4c Ts 3d Ad")]
-    return game_from(
-        make_rules("classic"),
-        2,
-        hands=[c("4c Ts"), c("Ad")],
-        face_up=[[[], [], []], [[], [], []]],
-        face_down=[[None] * 3, [None] * 3],
-        stock=[],
-        pile=c("3d"),
-        burned=rest,
-        current=0,
-    )
 
 
 @pytest.mark.parametrize(

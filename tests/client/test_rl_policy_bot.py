@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,9 @@ from client.bots.greedy import GreedyBot  # noqa: E402
 from client.rl.actions import action_text  # noqa: E402
 from client.rl.observe import action_mask, encode  # noqa: E402
 from client.rl.policy_bot import PolicyBot, RandomPolicy  # noqa: E402
-from client.runner import BotRunner  # noqa: E402
 from server.app import App  # noqa: E402
 from server.engine import Game, make_rules, view_for  # noqa: E402
-from tests.client.helpers import check_places, run_all, seat_runners  # noqa: E402
+from tests.client.helpers import check_places, program_against_greedy, run_all, seat_runners  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "rl_random.py"
 
@@ -77,35 +75,13 @@ async def test_a_policy_plays_games_on_a_real_server(server: App, connect: Any, 
 async def test_the_example_serves_its_policy_on_a_server(server: App, connect: Any) -> None:
     """``docs/rl_random.py serve`` with shithead-bot's flags joins the free seat of a table and
     plays a whole game against a greedy bot, without an illegal action, and exits with 0."""
-    owner = await connect(server)
-    await owner.login("owner", guest=True, bot=True)
-    table = await owner.create_table("rl", "classic", 2, seed=6)
-    runner = BotRunner(GreedyBot(), owner, games=1, start_games=True)
-    await runner.join(table, 0)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(EXAMPLE),
-        "serve",
-        "--port",
-        str(server.port),
-        "--games",
-        "1",
-        "--name",
-        "rl",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    stats, status, out, err, table = await program_against_greedy(
+        server, connect, [sys.executable, str(EXAMPLE), "serve"], name="rl", games=1
     )
-    try:
-        async with asyncio.timeout(60):
-            stats, (out, err) = await asyncio.gather(runner.run(), proc.communicate())
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode == 0, err.decode()
+    assert status == 0, err
     assert stats.games == 1
-    assert out.decode().startswith(f"rl: 1 games at table {table}"), out.decode()
-    assert "0 illegal" in out.decode()
+    assert out.startswith(f"rl: 1 games at table {table}"), out
+    assert "0 illegal" in out
 
 
 def test_the_example_plays_random_games_in_the_environment(capsys: pytest.CaptureFixture[str]) -> None:

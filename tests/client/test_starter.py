@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import runpy
 import sys
 from pathlib import Path
 from typing import Any
 
 from client.bot import Bot
-from client.bots.greedy import GreedyBot
-from client.runner import BotRunner
 from server.app import App
+from tests.client.helpers import program_against_greedy
 
 STARTER = Path(__file__).resolve().parents[2] / "docs" / "starter_bot.py"
 
@@ -48,31 +46,10 @@ def test_the_starter_bot_plays_low_keeps_specials_and_falls_back() -> None:
 async def test_the_starter_file_executed_plays_complete_games(server: App, connect: Any) -> None:
     """Run as a program with shithead-bot's flags, the starter joins the free seat of a table
     and plays two complete games against a greedy bot, then exits with status 0."""
-    owner = await connect(server)
-    await owner.login("owner", guest=True, bot=True)
-    table = await owner.create_table("starter", "classic", 2, seed=6)
-    runner = BotRunner(GreedyBot(), owner, games=2, start_games=True)
-    await runner.join(table, 0)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(STARTER),
-        "--port",
-        str(server.port),
-        "--games",
-        "2",
-        "--name",
-        "starter",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    stats, status, out, err, table = await program_against_greedy(
+        server, connect, [sys.executable, str(STARTER)], name="starter", games=2
     )
-    try:
-        async with asyncio.timeout(60):
-            stats, (out, err) = await asyncio.gather(runner.run(), proc.communicate())
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode == 0, err.decode()
+    assert status == 0, err
     assert stats.games == 2 and stats.illegal == 0
-    assert out.decode().startswith(f"starter: 2 games at table {table}"), out.decode()
-    assert "0 illegal" in out.decode()
+    assert out.startswith(f"starter: 2 games at table {table}"), out
+    assert "0 illegal" in out
