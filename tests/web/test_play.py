@@ -33,7 +33,17 @@ def seq(driver: WebDriver) -> int:
 
 
 def tap(driver: WebDriver, selector: str) -> None:
-    css(driver, selector)[0].click()
+    """Click the first element matching ``selector``, found again if the page re-drew it
+    between finding and clicking (the page draws itself anew on every message)."""
+
+    def click(d: WebDriver) -> bool:
+        found = css(d, selector)
+        if not found:
+            return False
+        found[0].click()
+        return True
+
+    until(driver, click)
 
 
 def sit_down_with_bots(driver: WebDriver, url: str, name: str) -> None:
@@ -42,8 +52,7 @@ def sit_down_with_bots(driver: WebDriver, url: str, name: str) -> None:
     until(driver, lambda d: css(d, "#name"))
     css(driver, "#name")[0].send_keys(name)
     tap(driver, "#enter")
-    until(driver, lambda d: css(d, "#create"))
-    tap(driver, "#create")
+    tap(driver, "#create")  # (once logged in: the lobby shows "Connecting" before)
     until(driver, lambda d: css(d, ".add-bot button"))
     for left in (2, 1, 0):
         tap(driver, ".add-bot button")
@@ -71,7 +80,7 @@ def one_move(driver: WebDriver) -> None:
         tap(driver, ".my-table button.card.playable")
         tap(driver, "#play")
     elif take:
-        take[0].click()
+        tap(driver, '[data-action^="take"]')
     else:
         tap(driver, ".my-table .downs button")
     until(driver, lambda d: seq(d) > before or css(d, ".game-over") or css(d, "#refusal"))
@@ -80,15 +89,13 @@ def one_move(driver: WebDriver) -> None:
 
 def try_a_refused_play(driver: WebDriver) -> str | None:
     """If a hand card cannot be played now, tap it and Play: the reason must show. Returns it."""
-    wrong = css(driver, ".hand button.card:not(.playable)")
-    if not wrong or not css(driver, ".pile .card.top"):
+    if not css(driver, ".hand button.card:not(.playable)") or not css(driver, ".pile .card.top"):
         return None
-    wrong[0].click()
+    tap(driver, ".hand button.card:not(.playable)")
     tap(driver, "#play")
     until(driver, lambda d: css(d, "#refusal"))
     text = css(driver, "#refusal")[0].text
-    wrong = css(driver, ".hand button.card.selected")
-    wrong[0].click()  # unselect it: the next move starts from nothing selected
+    tap(driver, ".hand button.card.selected")  # unselect it: the next move starts from nothing selected
     return text
 
 

@@ -217,8 +217,10 @@ function render() {
 async function refreshTables() {
   if (!app.link.online) return;
   try {
-    app.tables = (await app.link.request({ type: "list_tables" })).tables;
-    if (app.screen === "lobby") render();
+    const tables = (await app.link.request({ type: "list_tables" })).tables;
+    const changed = JSON.stringify(tables) !== JSON.stringify(app.tables);
+    app.tables = tables;
+    if (changed && app.screen === "lobby") render();
   } catch {
     // offline for a moment: the next tick tries again
   }
@@ -254,6 +256,7 @@ function nameScreen() {
 }
 
 function lobbyScreen() {
+  if (!app.me) return h("section", { class: "panel" }, h("p", { class: "quiet", id: "connecting" }, "Connecting to the server…"));
   const mine = store.get("seats", {});
   const rows = app.tables.map((t) => {
     const seated = t.seats.filter(Boolean).length;
