@@ -160,3 +160,25 @@ def test_the_page_comes_back_after_kill_9(live_server: LiveServer, browser: Brow
     assert "bob (you)" in css(driver, ".mine .name")[0].text
     play_to_the_end(driver)
     assert "is the shithead" in css(driver, ".game-over")[0].text
+
+
+def test_a_second_tab_takes_the_seat_and_the_first_takes_it_back(live_server: LiveServer, browser: Browser) -> None:
+    """The same browser (one localStorage, one token) in two tabs: the tab opened last resumes
+    the seat; the other says so, and "Back to my seat" takes it back. The seat is never lost."""
+    server = live_server()
+    driver = browser(360, 640, mobile=True)
+    sit_down_with_bots(driver, server.url, "erin")
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(server.url)
+    until(driver, lambda d: css(d, ".mine .name"))  # the new tab is at the table by itself
+    assert "erin (you)" in css(driver, ".mine .name")[0].text
+    second = driver.current_window_handle
+    driver.switch_to.window(first)
+    until(driver, lambda d: css(d, ".table-row button.primary"))  # back in the lobby
+    assert css(driver, ".table-row button.primary")[0].text == "Back to my seat"
+    tap(driver, ".table-row button.primary")
+    until(driver, lambda d: css(d, ".mine .name"))
+    assert "erin (you)" in css(driver, ".mine .name")[0].text
+    driver.switch_to.window(second)
+    until(driver, lambda d: css(d, ".table-row button.primary"))

@@ -169,9 +169,10 @@ function pushed(msg) {
       break;
     case "error":
       if (msg.code === "BAD_TOKEN" && msg.table !== undefined) {
-        forgetSeat(msg.table);
+        // Another tab or device resumed the seat with the same token: it plays there now.
+        // The token stays (both tabs share it): "Back to my seat" takes the seat back here.
         app.at.delete(msg.table);
-        toast("Your seat was taken over from another device");
+        toast("Your seat is now played from another tab or device");
         if (app.current === msg.table) setCurrent(null);
         show("lobby");
         return;
@@ -269,7 +270,7 @@ function lobbyScreen() {
         "div",
         { class: "row-actions" },
         mineHere
-          ? h("button", { class: "primary", onclick: () => openTable(t.table) }, "Back to my seat")
+          ? h("button", { class: "primary", onclick: () => takeBack(t.table) }, "Back to my seat")
           : t.free > 0 && t.status === "waiting"
             ? h("button", { class: "primary", onclick: () => join(t.table) }, "Join")
             : null,
@@ -357,6 +358,21 @@ async function join(id) {
   } catch (err) {
     toast(err.message);
   }
+}
+
+/** Open a table where this browser holds a seat, resuming it first if this tab lost it. */
+async function takeBack(id) {
+  if (!app.at.has(id)) {
+    try {
+      const joined = await app.link.request({ type: "resume", table: id, token: store.get("seats", {})[id] });
+      table(joined.table).seat = joined.seat;
+    } catch (err) {
+      if (err instanceof Refused && ["BAD_TOKEN", "UNKNOWN_TABLE"].includes(err.code)) forgetSeat(id);
+      toast(err.message);
+      return;
+    }
+  }
+  openTable(id);
 }
 
 async function watch(id) {
