@@ -128,6 +128,7 @@ class LiveServer:
         self.output: list[str] = []  # every stdout line of every start, the first ones included
         self._stderr_path = stderr_path
         self._proc: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
 
     def __call__(self) -> LiveServer:
         """Start the server (see start()) and return it: ``server = live_server()``."""
@@ -170,7 +171,8 @@ class LiveServer:
         self._proc = proc
         assert proc.stdout is not None
         lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, args=(proc.stdout, lines), daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(proc.stdout, lines), daemon=True)
+        self._reader.start()
         try:
             first = lines.get(timeout=START_TIMEOUT)
         except queue.Empty:
@@ -217,6 +219,8 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self._kill()
                 raise RuntimeError(f"the server did not stop within {STOP_TIMEOUT:g} s of SIGTERM") from None
+        if self._reader is not None:
+            self._reader.join(STOP_TIMEOUT)  # every line it printed is in output now
         return self._proc.returncode
 
     def restart(self) -> None:

@@ -27,11 +27,21 @@ def test_tv_page_is_served(live_server: LiveServer, browser: Browser) -> None:
     driver = browser(1280, 720)
     driver.get(server.url + "tv")
     assert driver.execute_script("return [window.innerWidth, window.innerHeight]") == [1280, 720]
-    if (WEB / "tv.html").exists():
-        assert driver.execute_script("return document.readyState") == "complete"
-        assert "no such page" not in driver.page_source
-    else:  # the TV view is not written yet: the server's own 404 page
-        assert "no such page" in driver.page_source
+    assert driver.execute_script("return document.readyState") == "complete"
+    assert "no such page" not in driver.page_source
+    assert (WEB / "tv.html").read_text() in driver.page_source or "tv.js" in driver.page_source
+
+
+def test_the_server_prints_the_address_to_open_and_its_qr_code(live_server: LiveServer) -> None:
+    """Joining is one step: the start-up lines give the address for a phone, and a QR code
+    drawn with block characters (segno makes it from that address)."""
+    server = live_server()
+    assert server.stop() == 0
+    lines = [line.rstrip("\n") for line in server.output]
+    assert any(f"open {server.url} " in line for line in lines), lines
+    qr = [line for line in lines if line and set(line) <= set("█▀▄ ")]
+    # Two rows of modules per line: a QR code is at least 21 modules high, plus its border.
+    assert len(qr) >= 11 and len({len(line) for line in qr}) == 1, qr
 
 
 def test_restart_keeps_port_and_database(live_server: LiveServer) -> None:
