@@ -304,3 +304,16 @@ async def test_slow_websocket_reader_is_cut_off(make_app: Any, players: Any, cap
         await slow.close()
     assert any("slow" in r.getMessage().lower() for r in caplog.records), "not cut off for its output buffer"
     assert out["errors"] == []
+
+
+async def test_a_message_in_fragments_is_one_message(app: Any, connect: Any) -> None:
+    """RFC 6455 lets a text message come in several frames: they are joined, then read as one."""
+    c = await connect(app, "ws", "frag")
+    await c.login()
+    assert c.ws is not None
+    c.ws.proto.send_text(b'{"type": "ping", ', fin=False)
+    c.ws.proto.send_continuation(b'"id": 41', fin=False)
+    c.ws.proto.send_continuation(b"}", fin=True)
+    c.ws._flush()
+    pong = await c.recv_until("pong")
+    assert pong["id"] == 41
