@@ -46,8 +46,8 @@ def tap(driver: WebDriver, selector: str) -> None:
     until(driver, click)
 
 
-def sit_down_with_bots(driver: WebDriver, url: str, name: str) -> None:
-    """Name -> lobby -> a new classic table of 4 -> three bots -> start -> ready."""
+def sit_down_with_bots(driver: WebDriver, url: str, name: str, *, swap: bool = False) -> None:
+    """Name -> lobby -> a new classic table of 4 -> three bots -> start -> (a swap) -> ready."""
     driver.get(url)
     until(driver, lambda d: css(d, "#name"))
     css(driver, "#name")[0].send_keys(name)
@@ -60,6 +60,14 @@ def sit_down_with_bots(driver: WebDriver, url: str, name: str) -> None:
     assert [li.text for li in css(driver, ".seats li")][0].endswith("(you)")
     tap(driver, "#start")
     until(driver, lambda d: css(d, '[data-action="ready"]'))
+    if swap:
+        # Setup by touch: a hand card, then a card on the table: they change places.
+        hand_card = css(driver, ".hand button.card")[0].get_attribute("data-card")
+        table_card = css(driver, ".my-table .stack button.card")[0].get_attribute("data-card")
+        tap(driver, f'.hand button.card[data-card="{hand_card}"]')
+        tap(driver, f'.my-table .stack button.card[data-card="{table_card}"]')
+        until(driver, lambda d: css(d, ".my-table .stack button.card")[0].get_attribute("data-card") == hand_card)
+        assert table_card in [c.get_attribute("data-card") for c in css(driver, ".hand button.card")]
     tap(driver, '[data-action="ready"]')
     until(driver, lambda d: css(d, '.mine[data-phase="play"]') or css(d, ".game-over"))
 
@@ -117,7 +125,7 @@ def play_to_the_end(driver: WebDriver, *, on_move: Callable[[int], None] | None 
 def test_a_guest_plays_a_whole_game_by_tapping(live_server: LiveServer, browser: Browser) -> None:
     server = live_server()
     driver = browser(360, 640, mobile=True)
-    sit_down_with_bots(driver, server.url, "alice")
+    sit_down_with_bots(driver, server.url, "alice", swap=True)
     reloaded: list[int] = []
 
     def reload_once(moves: int) -> None:
