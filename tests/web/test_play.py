@@ -131,8 +131,10 @@ def test_a_guest_plays_a_whole_game_by_tapping(live_server: LiveServer, browser:
     def reload_once(moves: int) -> None:
         if moves == 3 and not reloaded:
             before = seq(driver)
+            lines = len(css(driver, ".history li"))
             driver.refresh()  # as a phone that reloads the page: no tap afterwards
             until(driver, lambda d: seq(d) >= before or css(d, ".game-over"))
+            assert len(css(driver, ".history li")) >= lines > 1  # the tab kept the game's history
             reloaded.append(before)
 
     out = play_to_the_end(driver, on_move=reload_once)

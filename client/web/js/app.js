@@ -81,10 +81,16 @@ function toast(text) {
 function table(id) {
   let t = app.at.get(id);
   if (!t) {
-    t = { summary: null, state: null, receivedAt: 0, seat: null, history: [], chat: [], over: null, selected: [], refusal: "", watching: false };
+    // History and chat survive a reload of this tab (sessionStorage): the server does not resend them.
+    const kept = JSON.parse(sessionStorage.getItem(`shithead.log.${id}`) ?? "null") ?? { history: [], chat: [] };
+    t = { summary: null, state: null, receivedAt: 0, seat: null, ...kept, over: null, selected: [], refusal: "", watching: false };
     app.at.set(id, t);
   }
   return t;
+}
+
+function keepLog(id, t) {
+  sessionStorage.setItem(`shithead.log.${id}`, JSON.stringify({ history: t.history, chat: t.chat }));
 }
 
 /** Logged in (first time or after a reconnect): take back every seat this browser holds. */
@@ -182,6 +188,7 @@ function pushed(msg) {
     default:
       break;
   }
+  if (["state", "chat_message", "presence"].includes(msg.type)) keepLog(msg.table, table(msg.table));
   if (app.screen === "table" && "table" in msg && msg.table === app.current) render();
 }
 
