@@ -116,7 +116,7 @@ async function loggedInAgain(loggedIn) {
       store.set("watching", null);
     }
   }
-  if (app.current !== null && !app.at.has(app.current)) app.current = null;
+  if (app.current !== null && !app.at.has(app.current)) setCurrent(null);
   show(app.current !== null ? "table" : "lobby");
 }
 

@@ -69,7 +69,19 @@ async function follow() {
   try {
     await tv.link.request({ type: "watch", table: tv.table });
   } catch (err) {
-    show(h("p", { class: "refusal" }, `Cannot watch table ${tv.table}: ${err.message}`));
+    const other = () => {
+      tv.table = null;
+      history.replaceState(null, "", "tv");
+      follow();
+    };
+    show(
+      h(
+        "section",
+        { class: "panel" },
+        h("p", { class: "refusal" }, `Cannot watch table ${tv.table}: ${err.message}`),
+        h("button", { class: "primary", onclick: other }, "Pick another table"),
+      ),
+    );
   }
 }
 
