@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import secrets
 import shlex
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PLACEHOLDERS", "PROGRAM_GRACE", "BotProgram", "Crash", "LocalServer", "command_argv"]
+__all__ = ["PLACEHOLDERS", "PROGRAM_GRACE", "BotProgram", "Crash", "LocalServer", "command_argv", "program_password"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,13 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.log_fh.close()
+
+
+def program_password() -> str:
+    """A one-time password for a program's ``{password}`` placeholder: hexadecimal, so that it
+    never starts with ``-`` (argument parsers read ``--password -x...`` as a missing value and
+    another option; a URL-safe token starts with ``-`` once in 64)."""
+    return secrets.token_hex(16)
 
 
 def command_argv(command: str, fields: Mapping[str, object]) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.programs import PLACEHOLDERS, PROGRAM_GRACE, BotProgram, LocalServer, command_argv
+from client.programs import PLACEHOLDERS, PROGRAM_GRACE, BotProgram, LocalServer, command_argv, program_password
 from client.sdk import Client, ServerError
 from client.sdk_events import Closed
 from protocol.errors import ProtocolError
@@ -123,7 +123,7 @@ async def check(
     not played after an early stop are marked ``played=False``). Raises ``ValueError`` for a bad
     command line, :class:`CannotStart` when the bot's program cannot be run and ``RuntimeError``
     when the server does not start."""
-    password = secrets.token_urlsafe(18)
+    password = program_password()
     command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
     fresh_workdir(workdir)
     server = LocalServer(workdir / "server.sqlite3", workdir / "server.log")

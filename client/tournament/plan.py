@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from client.bots import bot_names
+from client.programs import program_password
 from server.tournament.schedule import GameSpec, schedule
 
 __all__ = ["NAME_RE", "Entrant", "Plan", "parse_entrant", "unique_names"]
@@ -32,7 +32,7 @@ class Entrant:
     kind: str
     bot: str | None = None
     command: str | None = None
-    password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    password: str = field(default_factory=program_password)
 
 
 @dataclass

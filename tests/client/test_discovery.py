@@ -37,8 +37,10 @@ def server(tmp_path: Path, name: str, *extra: str) -> Iterator[tuple[subprocess.
         m = re.search(r"listening on 127\.0\.0\.1:(\d+)", lines[0])
         assert m, lines
         if "--no-advertise" not in extra:
-            lines.append(proc.stdout.readline())  # printed once the name is registered
-            assert "announced on the LAN" in lines[-1], lines
+            # Printed once the name is registered, after the address for browsers and its QR code.
+            while "announced on the LAN" not in lines[-1]:
+                lines.append(proc.stdout.readline())
+                assert lines[-1], lines  # (the server exited first)
         yield proc, int(m.group(1)), lines
     finally:
         if proc.poll() is None:
