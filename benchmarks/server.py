@@ -1112,7 +1112,8 @@ def transports(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
             rows[wire].append(r)
             print(
                 f"  round {k + 1} {wire:8} {r['rate']:>9,.0f} actions/s   "
-                f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms"
+                f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms   "
+                f"busy: server {r['server_cpu'] / r['wall']:.0%}, load generator {r['client_cpu'] / r['wall']:.0%}"
                 + (f"   errors {r['errors']}" if r["errors"] else ""),
                 flush=True,
             )
