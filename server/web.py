@@ -153,6 +153,8 @@ class WebGate:
         if self.done:
             return b""
         if self._first:
+            # The method is read here: the library refuses a request with a body (a POST)
+            # before it is an event, which would close the connection with no answer at all.
             self._first = False
             method = data.split(b" ", 1)[0] if b" " in data[:16] else b"GET"
             if method != b"GET":
@@ -167,10 +169,6 @@ class WebGate:
                 self._frame(event, lines)
         self._collect()
         return b"".join(lines)
-
-    def receive_eof(self) -> None:
-        self.ws.receive_eof()
-        self._collect()
 
     def _request(self, request: Request) -> None:
         if request.method != "GET":
