@@ -399,7 +399,6 @@ function openTable(id) {
 }
 
 async function leave(id) {
-  const t = table(id);
   try {
     await app.link.request({ type: "leave", table: id });
   } catch (err) {
@@ -465,7 +464,8 @@ function waitingRoom(id, t, owner) {
 }
 
 function botPicker(id, seat) {
-  const kind = h("select", { "aria-label": "bot", class: "bot-kind" }, app.catalog.bots.map((b) => h("option", { value: b }, b)));
+  // (an id, so that the choice survives the page being drawn again before the tap on "Add bot")
+  const kind = h("select", { "aria-label": "bot", class: "bot-kind", id: `bot-kind-${seat}` }, app.catalog.bots.map((b) => h("option", { value: b }, b)));
   return h("span", { class: "add-bot" }, kind, h("button", { onclick: () => act0({ type: "add_bot", table: id, bot: kind.value, seat }) }, "Add bot"));
 }
 
