@@ -411,13 +411,21 @@ async def test_ctrl_c_stops_the_command_cleanly(server: App) -> None:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+    seen: list[bytes] = []
     try:
         async with asyncio.timeout(30):
             assert proc.stderr is not None
-            while b"no free table yet" not in await proc.stderr.readline():
-                pass
+            while not seen or b"no free table yet" not in seen[-1]:
+                seen.append(await proc.stderr.readline())
             proc.send_signal(signal.SIGINT)
             _, err = await proc.communicate()
+    except TimeoutError:
+        # (What the command was doing when it did not stop: the evidence for whoever looks.)
+        proc.kill()
+        _, rest = await proc.communicate()
+        raise AssertionError(
+            "shithead-bot did not stop within 30 s; its log:\n" + b"".join(seen[-20:] + [rest[-3000:]]).decode()
+        ) from None
     finally:
         if proc.returncode is None:
             proc.kill()
