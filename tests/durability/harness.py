@@ -1,8 +1,8 @@
-"""The pieces of the restart tests: the real server as a child process, and SDK clients that
-keep a log of what they saw and of every action the server acknowledged.
+"""The pieces of the restart tests: SDK clients that keep a log of what they saw and of every
+action the server acknowledged. The real server they talk to is a child process, a
+:class:`tests.live_server.LiveServer`: a killed server starts again on the same port and
+database file (the clients' reconnects find it there).
 
-* :class:`ServerProcess` runs ``python -m server`` on a fixed port and database file, so that a
-  killed server can be started again on the same ones (the clients' reconnects find it there).
 * :class:`RecordingClient` is the SDK's :class:`~client.sdk.Client` with two logs: ``stream``,
   every item its reader took from :meth:`~client.sdk.Client.messages` (server messages and the
   SDK's pseudo-events, in arrival order), and ``acked``, every ``act`` answered by ``ok``.
@@ -15,149 +15,17 @@ keep a log of what they saw and of every action the server acknowledged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
-import socket
-import sys
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from client.sdk import Client
 from client.sdk_events import Disconnected, Item
+from tests.live_server import HOST
 
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP_SECONDS = 30.0
-"""Safety net for a server start (not an assertion about speed)."""
-STOP_SECONDS = 30.0
-"""Safety net for a server to exit after SIGTERM."""
 #: Reconnect options for every SDK client: quick retries (a restart takes about a second). How
 #: long the client keeps trying is the SDK's default: as long as the server keeps the seats.
 BACKOFF_INITIAL, BACKOFF_MAX = 0.05, 0.25
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (the kernel picks it; the socket is closed again)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-class ServerProcess:
-    """``shithead-server`` as a child process on one port and one database file.
-
-    :meth:`start` may be called again after :meth:`stop`: the new process uses the same port
-    and file. Each start writes its stdout and stderr to ``server-N.stdout`` and
-    ``server-N.stderr`` in ``workdir`` (read them when a test fails)."""
-
-    def __init__(self, workdir: Path, *, action_seconds: float, restart_grace: float) -> None:
-        self.workdir = workdir
-        self.db = workdir / "server.sqlite3"
-        self.port = free_port()
-        self.action_seconds = action_seconds
-        self.restart_grace = restart_grace
-        self.starts = 0
-        self.proc: asyncio.subprocess.Process | None = None
-        self._stdout_pump: asyncio.Task[None] | None = None
-        self._stderr: IO[bytes] | None = None
-
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "server",
-            "--host",
-            HOST,
-            "--port",
-            str(self.port),
-            "--db",
-            str(self.db),
-            "--action-seconds",
-            f"{self.action_seconds:g}",
-            "--restart-grace",
-            f"{self.restart_grace:g}",
-            "--no-advertise",
-        ]
-
-    @property
-    def listening_line(self) -> str:
-        """What the server prints once it listens (the contract of ``shithead-server``)."""
-        return f"Shithead server listening on {HOST}:{self.port}  (database: {self.db})"
-
-    def output(self, stream: str = "stderr") -> str:
-        """The text the latest start wrote to ``stream`` so far (for failure messages)."""
-        path = self.workdir / f"server-{self.starts}.{stream}"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    async def start(self) -> None:
-        """Start the server and return once it prints that it listens. Fails with its stderr if
-        it exits first."""
-        assert self.proc is None or self.proc.returncode is not None, "the server is already running"
-        self.starts += 1
-        self._stderr = open(self.workdir / f"server-{self.starts}.stderr", "wb")  # closed by _reap
-        self.proc = await asyncio.create_subprocess_exec(
-            *self.command(),
-            cwd=ROOT,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=self._stderr,
-        )
-        listening: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._stdout_pump = asyncio.create_task(self._pump_stdout(self.proc, listening))
-        try:
-            async with asyncio.timeout(STARTUP_SECONDS):
-                line = await listening
-        except BaseException:
-            await self.kill_if_running()
-            raise
-        assert line == self.listening_line
-
-    async def _pump_stdout(self, proc: asyncio.subprocess.Process, listening: asyncio.Future[str]) -> None:
-        """Copy the server's stdout to its file; resolve ``listening`` with the listening line."""
-        assert proc.stdout is not None
-        with open(self.workdir / f"server-{self.starts}.stdout", "wb") as out:
-            async for raw in proc.stdout:
-                out.write(raw)
-                out.flush()
-                line = raw.decode(errors="replace").rstrip("\r\n")
-                if not listening.done() and line.startswith("Shithead server listening on"):
-                    listening.set_result(line)
-        if not listening.done():
-            rc = await proc.wait()
-            listening.set_exception(
-                AssertionError(f"the server exited ({rc}) before listening; stderr:\n{self.output()}")
-            )
-
-    async def stop(self, sig: signal.Signals) -> int:
-        """Send ``sig`` and wait for the process to end; returns its exit status (``-9`` after
-        SIGKILL)."""
-        assert self.proc is not None and self.proc.returncode is None, "the server is not running"
-        self.proc.send_signal(sig)
-        try:
-            async with asyncio.timeout(STOP_SECONDS):
-                rc = await self.proc.wait()
-        except TimeoutError:
-            raise AssertionError(f"the server did not exit within {STOP_SECONDS:g} s of {sig.name}") from None
-        await self._reap()
-        return rc
-
-    async def kill_if_running(self) -> None:
-        """Teardown: SIGKILL the server if it still runs, and close its files."""
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
-        await self._reap()
-
-    async def _reap(self) -> None:
-        if self._stdout_pump is not None:
-            with contextlib.suppress(Exception):
-                await self._stdout_pump
-            self._stdout_pump = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
 
 
 class Changes:

@@ -35,7 +35,8 @@ from protocol.messages import (
     TournamentOver,
 )
 from protocol.payloads import TournamentGameResult
-from tests.durability.harness import Acked, Changes, Pace, RecordingClient, ServerProcess, connect
+from tests.durability.harness import Acked, Changes, Pace, RecordingClient, connect
+from tests.live_server import LiveServer
 
 T = TypeVar("T")
 
@@ -214,7 +215,7 @@ class Scenario:
     :meth:`open`, :meth:`play_until_mid_game`, :meth:`stop_and_restart`, :meth:`finish`, and
     :meth:`close` in a ``finally``."""
 
-    def __init__(self, server: ServerProcess) -> None:
+    def __init__(self, server: LiveServer) -> None:
         self.server = server
         self.changes = Changes()
         self.clients: list[RecordingClient] = []
@@ -242,7 +243,7 @@ class Scenario:
 
     async def open(self) -> None:
         """Start the server, the tournament and the tables' first games."""
-        await self.server.start()
+        await asyncio.to_thread(self.server.start)
         self.tournament = await self.open_tournament()
         self.tables = list(await asyncio.gather(*(self.open_table(i, spec) for i, spec in enumerate(TABLES))))
 
@@ -341,7 +342,7 @@ class Scenario:
         running = [t.get_name() for t in self.all_tasks() if not t.done()]
         return (
             f"{tables}; tournament games reported: {games}; still running: {running}; "
-            f"server stderr:\n{self.server.output()[-3000:]}"
+            f"server stderr:\n{self.server.stderr()[-3000:]}"
         )
 
     async def play_until_mid_game(self) -> None:
@@ -370,8 +371,9 @@ class Scenario:
         """Stop the server with ``sig`` at once (no await before the signal is sent) and start
         it again on the same database and port; the clients reconnect by themselves."""
         self.stopped_at = time.time()
-        self.exit_status = await self.server.stop(sig)
-        await self.server.start()
+        self.server.send_signal(sig)
+        self.exit_status = await asyncio.to_thread(self.server.wait)
+        await asyncio.to_thread(self.server.start)
 
     # ------------------------------------------------------------------ the end
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,7 +45,7 @@ from tests.durability.checks import (
     states_seen,
     tournament_number,
 )
-from tests.durability.harness import RecordingClient, ServerProcess
+from tests.durability.harness import RecordingClient
 from tests.durability.scenario import (
     ACTION_SECONDS,
     RESTART_GRACE,
@@ -55,6 +56,7 @@ from tests.durability.scenario import (
     TableRun,
     get_tournament,
 )
+from tests.live_server import LiveServer
 
 
 IN_FLIGHT = 1.0
@@ -63,17 +65,20 @@ died between the commit and the send)."""
 
 
 @pytest.fixture
-async def server(tmp_path: Any) -> AsyncIterator[ServerProcess]:
-    """The server process of one test (not started yet); killed at the end whatever happened."""
-    process = ServerProcess(tmp_path, action_seconds=ACTION_SECONDS, restart_grace=RESTART_GRACE)
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """The server process of one test (not started yet); killed at the end whatever happened.
+    Its database is tmp_path/"server.sqlite3", its stderr goes to tmp_path/"server.stderr"."""
+    options = ["--action-seconds", f"{ACTION_SECONDS:g}", "--restart-grace", f"{RESTART_GRACE:g}"]
+    process = LiveServer(tmp_path / "server.sqlite3", tmp_path / "server.stderr", options)
     try:
         yield process
     finally:
-        await process.kill_if_running()
+        if process.running:
+            process.kill()
 
 
 @contextlib.asynccontextmanager
-async def played(server: ServerProcess, sig: signal.Signals) -> AsyncIterator[Scenario]:
+async def played(server: LiveServer, sig: signal.Signals) -> AsyncIterator[Scenario]:
     """The whole scenario with a stop by ``sig`` in the middle, played to the end; the clients
     stay connected for the checks and are closed afterwards."""
     scenario = Scenario(server)
@@ -87,7 +92,7 @@ async def played(server: ServerProcess, sig: signal.Signals) -> AsyncIterator[Sc
         await scenario.close()
 
 
-async def test_kill_9_loses_nothing_acknowledged(server: ServerProcess) -> None:
+async def test_kill_9_loses_nothing_acknowledged(server: LiveServer) -> None:
     async with played(server, signal.SIGKILL) as scenario:
         assert scenario.exit_status == -signal.SIGKILL
         for c in scenario.clients:
@@ -95,9 +100,9 @@ async def test_kill_9_loses_nothing_acknowledged(server: ServerProcess) -> None:
         await check_everything(scenario)
 
 
-async def test_sigterm_says_going_away_and_exits_0(server: ServerProcess) -> None:
+async def test_sigterm_says_going_away_and_exits_0(server: LiveServer) -> None:
     async with played(server, signal.SIGTERM) as scenario:
-        assert scenario.exit_status == 0, server.output()
+        assert scenario.exit_status == 0, server.stderr()
         for c in scenario.clients:
             seen = c.before_drop()
             goodbyes = [m for m in seen if isinstance(m, GoingAway)]

@@ -11,30 +11,21 @@ environment variable SHITHEAD_REQUIRE_BROWSER=1 (CI sets it, see .ci/run) they f
 from __future__ import annotations
 
 import os
-import queue
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-HOST = "127.0.0.1"
+from tests.live_server import LiveServer
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 NO_BROWSER = "no browser: install Debian's chromium and chromium-driver to run the browser tests"
-START_TIMEOUT = 60.0  # seconds for the server's first line (a busy 2-core machine is slow to import)
-STOP_TIMEOUT = 30.0  # seconds for a SIGTERM'd server to save and exit
 
 # Headless chromium as root in a container, with no network but the loopback: no sandbox (root),
 # no GPU, /tmp instead of a small /dev/shm, and none of the background calls home.
@@ -111,133 +102,15 @@ def browser() -> Iterator[Browser]:
             shutil.rmtree(profile, ignore_errors=True)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class LiveServer:
-    """The real server (``python -m server``) in a child process on 127.0.0.1:port."""
-
-    def __init__(self, port: int, db: Path, stderr_path: Path) -> None:
-        self.port = port
-        self.db = db
-        self.url = f"http://{HOST}:{port}/"
-        self.output: list[str] = []  # every stdout line of every start, the first ones included
-        self._stderr_path = stderr_path
-        self._proc: subprocess.Popen[str] | None = None
-        self._reader: threading.Thread | None = None
-
-    def __call__(self) -> LiveServer:
-        """Start the server (see start()) and return it: ``server = live_server()``."""
-        self.start()
-        return self
-
-    @property
-    def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def start(self) -> None:
-        """Start the server and return once it has printed its first line (it is then listening)."""
-        assert not self.running, "the server is already running"
-        cmd = [
-            sys.executable,
-            "-m",
-            "server",
-            "--host",
-            HOST,
-            "--port",
-            str(self.port),
-            "--db",
-            str(self.db),
-            "--no-advertise",
-            "--log-level",
-            "WARNING",
-        ]
-        with open(self._stderr_path, "a", encoding="utf-8") as stderr:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"},  # it prints a QR code
-            )
-        self._proc = proc
-        assert proc.stdout is not None
-        lines: queue.Queue[str | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, args=(proc.stdout, lines), daemon=True)
-        self._reader.start()
-        try:
-            first = lines.get(timeout=START_TIMEOUT)
-        except queue.Empty:
-            self._kill()
-            raise RuntimeError(f"the server printed nothing in {START_TIMEOUT:g} s{self._stderr_tail()}") from None
-        if first is None:
-            code = proc.wait()
-            raise RuntimeError(f"the server exited ({code}) before listening{self._stderr_tail()}")
-        expected = f"Shithead server listening on {HOST}:{self.port} "
-        if not first.startswith(expected):
-            self._kill()
-            raise RuntimeError(f"unexpected first line from the server: {first!r}{self._stderr_tail()}")
-
-    def _read(self, stdout: IO[str], lines: queue.Queue[str | None]) -> None:
-        # Reads every line until the child exits, so that its stdout pipe never fills up.
-        for line in stdout:
-            self.output.append(line)
-            lines.put(line)
-        stdout.close()
-        lines.put(None)
-
-    def _stderr_tail(self) -> str:
-        text = self._stderr_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-        return f"; its stderr:\n{text}" if text else ""
-
-    def _kill(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-        if self._proc is not None:
-            self._proc.wait()
-
-    def kill(self) -> None:
-        """SIGKILL: a crash, nothing saved beyond what the server had committed."""
-        assert self.running, "the server is not running"
-        self._kill()
-
-    def stop(self) -> int:
-        """SIGTERM and wait for the server to save and exit; returns its exit code."""
-        assert self._proc is not None, "the server was never started"
-        if self._proc.poll() is None:
-            self._proc.send_signal(signal.SIGTERM)
-            try:
-                self._proc.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self._kill()
-                raise RuntimeError(f"the server did not stop within {STOP_TIMEOUT:g} s of SIGTERM") from None
-        if self._reader is not None:
-            self._reader.join(STOP_TIMEOUT)  # every line it printed is in output now
-        return self._proc.returncode
-
-    def restart(self) -> None:
-        """Start again on the same port and database (after kill() or stop(); a running server is stopped)."""
-        if self.running:
-            self.stop()
-        self.start()
-
-
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
-    """``live_server()`` starts the real server and returns it; ``live_server.url`` is its address.
+    """``live_server()`` starts the real server (a :class:`tests.live_server.LiveServer`) and
+    returns it; ``live_server.url`` is its address.
 
     Its port is chosen once per test and kept by every restart, as is its database,
     tmp_path/"web.sqlite3"; its stderr goes to tmp_path/"server.stderr". It is stopped at teardown.
     """
-    server = LiveServer(_free_port(), tmp_path / "web.sqlite3", tmp_path / "server.stderr")
+    server = LiveServer(tmp_path / "web.sqlite3", tmp_path / "server.stderr", ["--log-level", "WARNING"])
     try:
         yield server
     finally:

@@ -12,7 +12,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.web.conftest import Browser, LiveServer
+from tests.live_server import LiveServer
+from tests.web.conftest import Browser
 
 WAIT = 30.0  # seconds: only against a hang (a busy 2-core machine runs a server, bots and a browser)
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from tests.web.conftest import Browser, LiveServer
+from tests.live_server import LiveServer
+from tests.web.conftest import Browser
 
 WEB = Path(__file__).resolve().parent.parent.parent / "client" / "web"
 

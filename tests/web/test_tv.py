@@ -6,7 +6,8 @@ import json
 import socket
 from typing import Any
 
-from tests.web.conftest import Browser, LiveServer
+from tests.live_server import LiveServer
+from tests.web.conftest import Browser
 from tests.web.test_play import css, until
 
 
