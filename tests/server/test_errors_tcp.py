@@ -126,20 +126,32 @@ async def test_oversize_before_login_fits_after_login(app: Any, connect: Any) ->
 
 
 JSON_GARBAGE = {
-    "not_json": (b"{not json}\n", "BAD_FRAME"),
-    "not_an_object": (b'{"type": "hello", "id": 1, "version": 1}\n[1, 2]\n', "BAD_FRAME"),
-    "nan": (b'{"type": "ping", "id": NaN}\n', "BAD_FRAME"),
-    "unknown_type": (b'{"type": "nope", "id": 1}\n', "UNKNOWN_TYPE"),
-    "wrong_field_type": (b'{"type": "hello", "id": 1, "version": "1"}\n', "BAD_MESSAGE"),
-    "long_line": (b"{" + b" " * 2000, "FRAME_TOO_LARGE"),
+    # JSON lines over TCP: what is written, as it is written.
+    "json": {
+        "not_json": (b"{not json}\n", "BAD_FRAME"),
+        "not_an_object": (b'{"type": "hello", "id": 1, "version": 1}\n[1, 2]\n', "BAD_FRAME"),
+        "nan": (b'{"type": "ping", "id": NaN}\n', "BAD_FRAME"),
+        "unknown_type": (b'{"type": "nope", "id": 1}\n', "UNKNOWN_TYPE"),
+        "wrong_field_type": (b'{"type": "hello", "id": 1, "version": "1"}\n', "BAD_MESSAGE"),
+        "long_line": (b"{" + b" " * 2000, "FRAME_TOO_LARGE"),
+    },
+    # The server's WebSocket: each in one text frame.
+    "ws": {
+        "not_json": (b"{not json", "BAD_FRAME"),
+        "not_an_object": (b"[1, 2]", "BAD_FRAME"),
+        "unknown_type": (b'{"type": "nope", "id": 1}', "UNKNOWN_TYPE"),
+        "wrong_field_type": (b'{"type": "hello", "id": 1, "version": "1"}', "BAD_MESSAGE"),
+        "oversize_before_login": (b'{"type": "hello", "pad": "' + b"x" * 1100 + b'"}', "FRAME_TOO_LARGE"),
+    },
 }
 
 
-@pytest.mark.parametrize("case", list(JSON_GARBAGE))
-async def test_malformed_json_line(app: Any, connect: Any, case: str) -> None:
-    """JSON-lines mode: a bad line gets exactly one error line, then the connection closes."""
-    data, code = JSON_GARBAGE[case]
-    c = await connect(app, "json", case)
+@pytest.mark.parametrize(("mode", "case"), [(mode, case) for mode, cases in JSON_GARBAGE.items() for case in cases])
+async def test_malformed_json_line(app: Any, connect: Any, mode: str, case: str) -> None:
+    """JSON-lines mode, and JSON over the WebSocket (``ws``): a bad message gets exactly one
+    error message, then the connection closes."""
+    data, code = JSON_GARBAGE[mode][case]
+    c = await connect(app, mode, case)
     c.send_raw(data)
     await c.wait_closed(5)
     errors = [f for f in c.frames if f["type"] == "error"]

@@ -13,6 +13,7 @@ from websockets.frames import Frame, Opcode
 
 from server.config import Limits
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
+from tests.server.test_errors_tcp import JSON_GARBAGE
 
 SEED = short_seeds("classic", 2, 1, max_len=200)[0]
 
@@ -215,26 +216,14 @@ async def test_upgrade_elsewhere_than_ws_is_404(app: Any) -> None:
     assert status == 404
 
 
-JSON_GARBAGE = {
-    "not_json": (b"{not json", "BAD_FRAME"),
-    "not_an_object": (b"[1, 2]", "BAD_FRAME"),
-    "unknown_type": (b'{"type": "nope", "id": 1}', "UNKNOWN_TYPE"),
-    "wrong_field_type": (b'{"type": "hello", "id": 1, "version": "1"}', "BAD_MESSAGE"),
-    "oversize_before_login": (b'{"type": "hello", "pad": "' + b"x" * 1100 + b'"}', "FRAME_TOO_LARGE"),
-}
-
-
-@pytest.mark.parametrize("case", list(JSON_GARBAGE))
-async def test_malformed_messages(app: Any, connect: Any, case: str) -> None:
-    """A bad message in a text frame gets the protocol's error, then the connection closes
-    (1000) - exactly as a bad JSON line over TCP."""
-    data, code = JSON_GARBAGE[case]
+@pytest.mark.parametrize("case", list(JSON_GARBAGE["ws"]))
+async def test_malformed_messages_close_the_websocket_normally(app: Any, connect: Any, case: str) -> None:
+    """A bad message in a text frame gets the protocol's error, exactly as a bad JSON line over
+    TCP (test_errors_tcp.test_malformed_json_line, its "ws" cases), and then the WebSocket is
+    closed with 1000, a normal close: the protocol's refusal, not a broken frame."""
     c = await connect(app, "ws", case)
-    c.send_raw(data)
+    c.send_raw(JSON_GARBAGE["ws"][case][0])
     await c.wait_closed(5)
-    errors = [f for f in c.frames if f["type"] == "error"]
-    assert len(errors) == 1 and errors[0]["code"] == code, c.frames
-    assert c.frames[-1] is errors[0]
     assert c.ws is not None and c.ws.close_code == 1000
 
 
