@@ -7,7 +7,7 @@
 // seat without a tap. The page shows only what the server sent this seat.
 
 import { ACTION_LABELS, eventText, parseAction, short, shortList } from "./cards.js";
-import { Link, Refused, serverUrl, wakeOnReturn } from "./net.js";
+import { Link, Refused, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { backEl, cardEl, clockEl, clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
 
 const HISTORY = 80; // lines kept per table
@@ -43,12 +43,7 @@ const root = () => document.getElementById("screen");
 async function main() {
   document.body.classList.toggle("four-colour", store.get("fourColour", false));
   startClocks();
-  try {
-    const res = await fetch("catalog.json", { cache: "no-store" });
-    if (res.ok) app.catalog = await res.json();
-  } catch {
-    // the defaults above will do
-  }
+  app.catalog = (await loadCatalog()) ?? app.catalog; // or the defaults above
   app.link = new Link(serverUrl(), {
     onReady: (loggedIn) => loggedInAgain(loggedIn),
     onMessage: (msg) => pushed(msg),

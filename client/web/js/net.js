@@ -182,3 +182,17 @@ export function serverUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/ws`;
 }
+
+/**
+ * The server's catalog.json ({presets, bots, join}): what this server offers and the address a
+ * phone opens. Resolves to null, never rejects, when it cannot be had (no answer, not 200, not
+ * JSON): the page then keeps its defaults.
+ */
+export async function loadCatalog() {
+  try {
+    const res = await fetch("catalog.json", { cache: "no-store" });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
+}

@@ -4,7 +4,7 @@
 // new guest scans to sit down. /tv?table=N, or /tv to pick a table.
 
 import { eventText } from "./cards.js";
-import { Link, serverUrl, wakeOnReturn } from "./net.js";
+import { Link, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
 
 const LAST_PLAYS = 12;
@@ -32,12 +32,7 @@ function name() {
 
 async function main() {
   startClocks();
-  try {
-    const res = await fetch("catalog.json", { cache: "no-store" });
-    if (res.ok) tv.catalog = await res.json();
-  } catch {
-    // the default address will do
-  }
+  tv.catalog = (await loadCatalog()) ?? tv.catalog; // or the default address above
   tv.link = new Link(serverUrl(), {
     onReady: () => follow(),
     onMessage: (msg) => pushed(msg),
