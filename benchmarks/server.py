@@ -19,11 +19,15 @@ Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1
   sending ``act`` to receiving its ``ok`` (the server sends it before the new states);
 * a bare asyncio msgpack echo server (this script with ``--echo-server``): each frame in is
   unpacked, packed again and sent back. Its clients send a real ``state`` frame recorded
-  during the main scenario, one round trip at a time per connection.
+  during the main scenario, one round trip at a time per connection;
+* the floor, a fan-out server (this script with ``--fanout-server``): the least any server of
+  this protocol must do per action, over as many connections in groups of 4: unpack an act,
+  pack one recorded state, write it to the group's 4 connections (no rules, no journal, no
+  per-seat part). Its ratio to the echo is the most any server could reach on this machine.
 
 Scenarios: (1) ``--tables`` tables (default 100: 400 connections) for actions/s, latency,
-server CPU per action and memory per connection; (2) the echo baseline over as many
-connections; (3) ``--idle-connections`` connections that only say hello and log in, for
+server CPU per action and memory per connection; (2) the echo baseline and the floor over
+as many connections; (3) ``--idle-connections`` connections that only say hello and log in, for
 memory per idle connection; (4) the p99 check with 1,000 connections, read as 250 tables of
 4 all playing (``--p99-mode mixed``: ``--tables`` tables playing plus idle connections up to
 1,000). Server CPU is utime+stime from /proc/<pid>/stat, memory is VmRSS from
@@ -516,9 +520,111 @@ async def loadgen_echo(spec: dict[str, Any]) -> None:
     await asyncio.sleep(0.2)
 
 
+class FanoutClient(asyncio.Protocol):
+    """One connection of a fan-out group of 4 (the floor scenario): the group's seats take turns
+    to send a small act-like frame; every frame that comes back (the server's broadcast) is
+    unpacked like a game client does, and the seat whose turn it is then sends the next act."""
+
+    def __init__(self, stats: Stats, group: list[FanoutClient], index: int, act: bytes) -> None:
+        self.stats = stats
+        self.group = group
+        self.index = index
+        self.act = act
+        self.turn = 0  # whose act the next broadcast answers (the same in every member)
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.t = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.stats.lost += 1
+
+    def fire(self) -> None:
+        self.t = time.perf_counter()
+        assert self.transport is not None
+        self.transport.write(self.act)
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        if buf:
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        n = len(data)
+        mv = memoryview(data)
+        pos = 0
+        st = self.stats
+        while n - pos >= 4:
+            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+            if end > n:
+                break
+            _unpackb(mv[pos + 4 : end])
+            pos = end
+            actor, self.turn = self.turn, (self.turn + 1) % len(self.group)
+            if actor == self.index:  # the broadcast that answers this seat's act
+                st.acts += 1
+                if st.recording:
+                    st.lat.append(time.perf_counter() - self.t)
+            if self.turn == self.index:
+                self.fire()
+        if pos < n:
+            buf += mv[pos:]
+
+
+async def loadgen_fanout(spec: dict[str, Any]) -> None:
+    stats = Stats()
+    loop = asyncio.get_running_loop()
+    act = _packb({"type": "act", "id": 1, "table": 1, "seq": 1, "action": ["play", [[10, 2]]]})
+    act_frame = _HDR.pack(len(act)) + act
+    sem = asyncio.Semaphore(64)
+    groups: list[list[FanoutClient]] = [[] for _ in range(spec["count"] // 4)]
+
+    async def connect(g: int, i: int) -> None:
+        async with sem:
+            _, c = await loop.create_connection(
+                lambda: FanoutClient(stats, groups[g], i, act_frame), HOST, spec["port"]
+            )
+        groups[g].append(c)
+
+    await asyncio.wait_for(asyncio.gather(*(connect(g, i) for g in range(len(groups)) for i in range(4))), 300)
+    for g, members in enumerate(groups):
+        members.sort(key=lambda c: c.index)
+        for c in members:  # tell the server which group each connection belongs to
+            hello = _packb({"group": f"{spec['prefix']}{g}"})
+            assert c.transport is not None
+            c.transport.write(_HDR.pack(len(hello)) + hello)
+    await asyncio.sleep(0.5)  # (set-up only, before the measured window: the groups are registered)
+    emit("seated", seconds=0.0)
+    go, t0, t1 = (await read_line()).split()
+    gc.collect()
+    gc.disable()
+    for members in groups:
+        members[0].fire()
+    await sleep_until(float(t0))
+    n0, cpu0 = stats.acts, time.process_time()
+    stats.recording = True
+    await sleep_until(float(t1))
+    stats.recording = False
+    emit(
+        "result",
+        acts=stats.acts - n0,
+        games=0,
+        cpu=time.process_time() - cpu0,
+        wall=float(t1) - float(t0),
+        lat_us=[round(x * 1e6) for x in stats.lat],
+        errors={},
+        lost=stats.lost,
+        frame_bytes=len(act_frame),
+    )
+    close_all([c for members in groups for c in members])
+    await asyncio.sleep(0.2)
+
+
 def loadgen_main(spec_text: str) -> int:
     spec = json.loads(spec_text)
-    fn = {"game": loadgen_game, "idle": loadgen_idle, "echo": loadgen_echo}[spec["mode"]]
+    fn = {"game": loadgen_game, "idle": loadgen_idle, "echo": loadgen_echo, "fanout": loadgen_fanout}[spec["mode"]]
     try:
         asyncio.run(fn(spec))
     except KeyboardInterrupt:
@@ -565,6 +671,62 @@ async def echo_server_main() -> None:
     loop = asyncio.get_running_loop()
     server = await loop.create_server(EchoProtocol, HOST, 0, backlog=1024)
     print(f"echo server listening on {HOST}:{server.sockets[0].getsockname()[1]}", flush=True)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+
+
+class FanoutProtocol(asyncio.Protocol):
+    """The floor server: the least any server must do per action of this protocol. A
+    connection's first frame names its group; then each frame in (an act) is unpacked, one
+    state (recorded from the real server) is packed once, and the same frame is written to the
+    4 connections of the group: 1 frame in, 4 out, no rules, no journal, no per-seat part."""
+
+    groups: dict[str, list[FanoutProtocol]] = {}
+    state: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.members: list[FanoutProtocol] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        if buf:
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        n = len(data)
+        mv = memoryview(data)
+        pos = 0
+        while n - pos >= 4:
+            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+            if end > n:
+                break
+            msg = _unpackb(mv[pos + 4 : end])
+            pos = end
+            if self.members is None:
+                self.members = self.groups.setdefault(msg["group"], [])
+                self.members.append(self)
+                continue
+            body = _packb(self.state)
+            frame = _HDR.pack(len(body)) + body
+            for member in self.members:
+                member.transport.write(frame)  # type: ignore[union-attr]
+        if pos < n:
+            buf += mv[pos:]
+
+
+async def fanout_server_main(state_json: str) -> None:
+    FanoutProtocol.state = json.loads(state_json)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(FanoutProtocol, HOST, 0, backlog=1024)
+    print(f"fan-out server listening on {HOST}:{server.sockets[0].getsockname()[1]}", flush=True)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
@@ -666,7 +828,7 @@ def tell(p: subprocess.Popen[str], line: str) -> None:
 
 
 class Server:
-    """The real server (or the echo server), started fresh for one scenario."""
+    """The real server (or the echo or the fan-out floor server), started fresh for one scenario."""
 
     def __init__(
         self,
@@ -675,6 +837,7 @@ class Server:
         tag: str,
         *,
         echo: bool = False,
+        fanout: dict[str, Any] | None = None,
         profile: str | None = None,
         source: Path = ROOT,
     ):
@@ -697,6 +860,8 @@ class Server:
         ]
         if echo:
             cmd = [sys.executable, me, "--echo-server"]
+        elif fanout is not None:
+            cmd = [sys.executable, me, "--fanout-server", json.dumps(fanout)]
         elif profile:
             cmd = [sys.executable, me, "--profiled-server", profile, "--", *args]
         else:
@@ -844,6 +1009,26 @@ def echo_scenario(
         per = split(connections, procs)
         gens = start_loadgens(
             kids, [{"mode": "echo", "port": srv.port, "count": n, "payload": payload} for n in per if n]
+        )
+        for g in gens:
+            read_event(g, "seated")
+        res = measured_run(srv, gens, warmup, seconds)
+        res["connections"] = connections
+        return res
+    finally:
+        srv.stop()
+
+
+def fanout_scenario(
+    kids: Children, tmp: Path, connections: int, procs: int, state: dict[str, Any], warmup: float, seconds: float
+) -> dict[str, Any]:
+    """The floor: :class:`FanoutProtocol` over as many connections, in groups of 4."""
+    srv = Server(kids, tmp, "fanout", fanout=state)
+    try:
+        per = split(connections // 4, procs)
+        gens = start_loadgens(
+            kids,
+            [{"mode": "fanout", "port": srv.port, "count": 4 * n, "prefix": f"g{k}-"} for k, n in enumerate(per) if n],
         )
         for g in gens:
             read_event(g, "seated")
@@ -1041,6 +1226,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--loadgen", help=argparse.SUPPRESS)
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--fanout-server", help=argparse.SUPPRESS)
     p.add_argument("--profiled-server", help=argparse.SUPPRESS)
     p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -1170,10 +1356,10 @@ def run(args: argparse.Namespace) -> None:
         main = game_scenario(kids, tmp, "main", args.tables, 0, args.client_procs, args.warmup, args.seconds)
         print_game(f"MAIN: {args.tables} tables of 4 first-legal-action bots", main)
 
-        echo = None
-        if not args.no_echo and main.get("sample"):
-            payload = dict(main["sample"])
-            payload.pop("id", None)
+        echo = floor = None
+        payload = dict(main.get("sample") or {})
+        payload.pop("id", None)
+        if not args.no_echo and payload:
             echo = echo_scenario(
                 kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
             )
@@ -1195,6 +1381,28 @@ def run(args: argparse.Namespace) -> None:
                 f"  ratio actions/s / round trips/s = {main['rate'] / echo['rate']:.3f}   "
                 f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
                 f" one action = 1 frame in, 1 ok + 4 states out)"
+            )
+            floor = fanout_scenario(
+                kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            )
+            print(
+                f"\nFLOOR: a fan-out server that does the least this protocol needs per action (unpack an act, "
+                f"pack one recorded state, write it to the 4 connections of the group; no rules, no journal), "
+                f"{floor['connections']} connections"
+            )
+            print(
+                f"  actions/s                 {floor['rate']:>10,.0f}   p50 {floor['p50']:.2f} ms   "
+                f"p99 {floor['p99']:.2f} ms"
+            )
+            print(
+                f"  floor CPU per action      {floor['cpu_per_action_us']:>10,.1f} us   (busy "
+                f"{floor['server_cpu'] / floor['wall']:.0%}); load generator {floor['client_cpu'] / floor['wall']:.0%}"
+            )
+            if floor["acts"]:
+                print(f"    of which in the kernel  {floor['server_sys'] / floor['acts'] * 1e6:>10,.1f} us")
+            print(
+                f"  ratio floor actions/s / echo round trips/s = {floor['rate'] / echo['rate']:.3f}   "
+                f"(the most any server could reach here); real server / floor = {main['rate'] / floor['rate']:.3f}"
             )
 
         idle = None
@@ -1224,6 +1432,15 @@ def run(args: argparse.Namespace) -> None:
                 title = f"P99 CHECK ({p99_conns} connections): {t} tables x 4 playing + {i} idle connections"
             p99[mode] = game_scenario(kids, tmp, f"p99{mode}", t, i, args.client_procs, args.warmup, args.seconds)
             print_game(title, p99[mode])
+        floor_p99 = None
+        if "playing" in p99 and floor is not None:
+            floor_p99 = fanout_scenario(
+                kids, tmp, p99_conns, args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            )
+            print(
+                f"  the floor (fan-out server) over {p99_conns} connections in groups of 4: "
+                f"{floor_p99['rate']:,.0f} actions/s, p50 {floor_p99['p50']:.2f} ms, p99 {floor_p99['p99']:.2f} ms"
+            )
 
         print("\nSUMMARY" + ("  [QUICK: scaled down]" if args.quick else ""))
         print(f"  {'figure':44} {'measured':>14} {'target':>12}")
@@ -1250,12 +1467,19 @@ def run(args: argparse.Namespace) -> None:
         if echo:
             print(f"  {'echo round trips/s (same connections)':44} {echo['rate']:>14,.0f}")
             print(f"  {'ratio actions/s / echo round trips/s':44} {main['rate'] / echo['rate']:>14.3f}")
+        if echo and floor:
+            print(
+                f"  {'  floor (fan-out server) / echo round trips/s':44} {floor['rate'] / echo['rate']:>14.3f}"
+                f"   floor CPU per action {floor['cpu_per_action_us']:,.1f} us"
+            )
         for mode, r in p99.items():
             label = f"p99 latency, {r['connections']} conns ({mode})"
             print(
                 f"  {label:44} {r['p99']:>11.2f} ms {'<= 25 ms':>12}  {verdict(r['p99'] <= TARGET_P99_MS)}"
                 f"   at {r['rate']:,.0f} actions/s"
             )
+        if floor_p99:
+            print(f"  {'  floor (fan-out server), same connections':44} {floor_p99['p99']:>11.2f} ms")
         print(f"\n(total {time.monotonic() - started:.0f} s)")
 
 
@@ -1266,6 +1490,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.echo_server:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(echo_server_main())
+        return 0
+    if args.fanout_server:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(fanout_server_main(args.fanout_server))
         return 0
     if args.profiled_server:
         return profiled_server_main(args.profiled_server, args.rest)
