@@ -48,6 +48,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -390,6 +391,11 @@ async def soak(args: argparse.Namespace, tmp: Path) -> list[Sample]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # A soak runs for hours, often in the background: SIGTERM and SIGHUP unwind like Ctrl-C (and
+    # SIGINT too, even if it was ignored when the run was started in the background), so that the
+    # server child is stopped and the temporary directory removed on the way out.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
     tmp = Path(tempfile.mkdtemp(prefix="soak-"))
     try:
         samples = asyncio.run(soak(args, tmp))
