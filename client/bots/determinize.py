@@ -214,7 +214,8 @@ class DeterminizingBot(Bot):
 
     ``options``: rule overrides known to be in force (the view names only the preset).
     ``rollout_cap``: actions per playout before it is scored as a capped game (C18).
-    ``infer_pickups``: the tracker reads an opponent's pick-up as "it could not play"
+    ``infer_pickups``: the tracker reads an opponent's pick-up as "it could not play";
+    ``infer_plays``: it reads an opponent's hand plays as greedy's choices
     (:class:`~client.bots.tracker.CardTracker`), and the deals follow.
     ``stats`` counts, over the bot's lifetime, ``decisions``, ``searched`` decisions and
     ``fallbacks``; subclasses add their own counters.
@@ -227,18 +228,22 @@ class DeterminizingBot(Bot):
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         infer_pickups: bool = False,
+        infer_plays: bool = False,
     ) -> None:
         super().__init__(rng)
         self.rollout_cap = rollout_cap
         self.infer_pickups = infer_pickups
-        self.tracker = CardTracker(options=options, infer_pickups=infer_pickups)
+        self.infer_plays = infer_plays
+        self.tracker = CardTracker(options=options, infer_pickups=infer_pickups, infer_plays=infer_plays)
         self._warned = False
         self.stats: dict[str, int] = {"decisions": 0, "searched": 0, "fallbacks": 0}
 
     # ------------------------------------------------------------------ Bot hooks
 
     def on_game_start(self, view: View) -> None:
-        self.tracker = CardTracker(options=self.tracker.options, infer_pickups=self.infer_pickups)
+        self.tracker = CardTracker(
+            options=self.tracker.options, infer_pickups=self.infer_pickups, infer_plays=self.infer_plays
+        )
         self.tracker.update(view, [])
         self._warned = False
 

@@ -110,7 +110,7 @@ class ISMCTSBot(DeterminizingBot):
     bias toward the greedy choice. ``margin``: standard errors by which the most visited root
     child must beat the greedy choice (0: always the most visited). ``tree_opponents``,
     ``paired_root`` (with ``min_samples``, its rounds before dropping a candidate),
-    ``infer_pickups`` and ``widen``: the variants of the module docstring. ``rollout``: the playout
+    ``infer_pickups``, ``infer_plays`` and ``widen``: the variants of the module docstring. ``rollout``: the playout
     policy ``(game, seat, rng) -> action``. ``rollout_cap`` and ``options``: see
     :class:`~client.bots.determinize.DeterminizingBot`. ``stats`` adds ``iterations`` and
     ``deviations`` (decisions where the choice was not greedy's).
@@ -131,12 +131,15 @@ class ISMCTSBot(DeterminizingBot):
         paired_root: bool = True,
         min_samples: int = 8,
         infer_pickups: bool = True,
+        infer_plays: bool = False,
         widen: float = 4.0,
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         rollout: Policy | None = None,
     ) -> None:
-        super().__init__(rng, rollout_cap=rollout_cap, options=options, infer_pickups=infer_pickups)
+        super().__init__(
+            rng, rollout_cap=rollout_cap, options=options, infer_pickups=infer_pickups, infer_plays=infer_plays
+        )
         if budget is None and max_iterations is None:
             raise ValueError("give a time budget or max_iterations (or both)")
         self.budget = budget

@@ -14,14 +14,27 @@ cards are:
   opponent's hand beyond its known cards, face down (the seat's own face-down cards too:
   nobody sees them), or in the stock.
 
-* optionally (``infer_pickups``), for each opponent, ranks its **unknown** hand cards are
-  unlikely to hold: an opponent that picks up the pile from its hand is assumed to have had
-  no card it could play (true when pick-ups are not voluntary, and of every bundled bot, which
-  pick up only when nothing else goes, or nearly so). Its unknown cards at that moment then
-  hold none of the ranks that beat the pile (:meth:`CardTracker.barred`); cards drawn later
-  are free of the claim. :meth:`CardTracker.sample` deals accordingly. Only under rules where
-  a hand's plays are "every rank that beats the pile" (no ``match_count``, ``suit_runs``,
-  ``draw_before_play`` or ``stock_gamble``).
+* optionally, for each opponent, **claims** on its unknown hand cards: "at least k of them
+  hold none of these ranks" (:meth:`CardTracker.claims`), read from what it did as if it
+  played like the greedy policy (:mod:`server.engine.policies`), which every bundled bot does
+  unless its search finds better:
+
+  - ``infer_pickups``: an opponent that picks up the pile from its hand is assumed to have had
+    no card it could play (true when pick-ups are not voluntary, and of every bundled bot,
+    which pick up only when nothing else goes). Its unknown cards at that moment hold none of
+    the ranks that beat the pile;
+  - ``infer_plays``: an opponent that plays rank r from its hand is assumed to have chosen it
+    as greedy does: it held no playable rank that greedy keeps less dearly than r (a lower
+    plain rank, or a cheaper power card), and, r being a plain rank, no more r (greedy plays
+    the whole group). Not read when r could complete a burn on the pile (greedy's other
+    reason to play a rank), or when a card known to be in its hand contradicts the claim.
+
+  Cards drawn later are free of a claim; a claim made later covers the cards an earlier one
+  covers (they were still unknown and held), so the claims nest, newest first.
+  :meth:`CardTracker.sample` deals accordingly. A wrong claim (a player who does not play
+  greedily) only biases the deals; one that cannot be honoured is ignored. Only under rules
+  where a hand's plays are "every rank that beats the pile" (no ``match_count``,
+  ``suit_runs``, ``draw_before_play`` or ``stock_gamble``).
 
 Claims are conservative: when several decks make two cards equal, a played copy is taken to
 be the known one, so the tracker may forget a known card but never claims one that is not
@@ -50,6 +63,7 @@ from typing import Any
 from protocol.payloads import Event, View
 from server.engine import RulesError, build_deck, make_rules, parse_card
 from server.engine.cards import RANK, format_card
+from server.engine.policies import POWER, keep_values
 from server.engine.powers import Powers, compile_powers
 from server.engine.rules import Rules
 from server.engine.state import next_eff
@@ -137,20 +151,28 @@ class CardTracker:
     """
 
     def __init__(
-        self, seat: int | None = None, options: dict[str, Any] | None = None, *, infer_pickups: bool = False
+        self,
+        seat: int | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        infer_pickups: bool = False,
+        infer_plays: bool = False,
     ) -> None:
         """``seat``: the tracking seat (default: taken from the first view). ``options``: rule
         overrides known from outside the view (see :func:`infer_rules`). ``infer_pickups``:
-        read an opponent's pick-up as "it could not play" (see the module docstring)."""
+        read an opponent's pick-up as "it could not play"; ``infer_plays``: read its hand plays
+        as greedy's choices (see the module docstring)."""
         self.seat = seat
         self.options = options
         self.infer_pickups = infer_pickups
+        self.infer_plays = infer_plays
         self._infer = False
+        self._infer_play = False
         self._counting = False
         self._pw: Powers | None = None
-        #: Per seat: how many of its unknown hand cards hold none of ``barred_ranks``.
-        self.barred_n: list[int] = []
-        self.barred_ranks: list[frozenset[int]] = []
+        #: Per seat, newest first: ``[k, ranks]``, at least k of its unknown hand cards hold
+        #: none of ``ranks`` (nor of the ranks of the newer claims: see the module docstring).
+        self._claims: list[list[list[Any]]] = []
         self.rules: Rules | None = None
         self.deck: Counter[int] = Counter()
         self.n = 0
@@ -179,12 +201,13 @@ class CardTracker:
         self.deck = Counter(build_deck(self.rules.decks, self.rules.jokers))
         self.n = len(view["players"])
         self.known = [Counter() for _ in range(self.n)]
-        self.barred_n = [0] * self.n
-        self.barred_ranks = [frozenset()] * self.n
+        self._claims = [[] for _ in range(self.n)]
         r = self.rules
         self._counting = False  # hand counts follow the events only from the first view on
-        self._infer = self.infer_pickups and not (r.match_count or r.suit_runs or r.draw_before_play or r.stock_gamble)
-        self._pw = compile_powers(r, self.n) if self._infer else None
+        plain = not (r.match_count or r.suit_runs or r.draw_before_play or r.stock_gamble)
+        self._infer = self.infer_pickups and plain
+        self._infer_play = self.infer_plays and plain
+        self._pw = compile_powers(r, self.n) if self._infer or self._infer_play else None
         self.pile, self.burned, self.finish = [], [], []
         self.last_player = self.first_burner = -1
         self._action_count = -1
@@ -214,18 +237,22 @@ class CardTracker:
         mine = s == self.seat
         if kind == "played":
             cards = cards_of(e["cards"])
-            self.pile.extend(cards)
+            before = self.pile
+            self.pile = before + cards
             self.last_player = s
             if e["source"] == "hand":
                 if self._counting:
                     self.hand_count[s] -= len(cards)
                 if not mine:
                     unknown = self._forget(s, cards)
-                    if self.barred_n[s]:
-                        # A card of a barred rank came from the free cards; any other may have
-                        # been one of the barred ones: the claim shrinks (never wrongly grows).
-                        out = sum(RANK[c] not in self.barred_ranks[s] for c in unknown)
-                        self.barred_n[s] = max(0, self.barred_n[s] - out)
+                    barred: frozenset[int] = frozenset()
+                    for claim in self._claims[s]:
+                        # A card of a barred rank came from outside the claim; any other may
+                        # have been one of its cards: the claim shrinks (never wrongly grows).
+                        barred |= claim[1]
+                        claim[0] = max(0, claim[0] - sum(RANK[c] not in barred for c in unknown))
+                    if self._infer_play and self._counting:
+                        self._infer_play_of(s, before, cards)
         elif kind == "drew":
             if self._counting:
                 self.hand_count[s] += int(e.get("count", 0))
@@ -281,8 +308,34 @@ class CardTracker:
         beats = pw.beats[eff]
         if any(beats[RANK[c]] for c in self.known[s]):
             return  # it held a known card that would go: the pick-up was a choice
-        self.barred_ranks[s] = frozenset(r for r in range(len(beats)) if beats[r])
-        self.barred_n[s] = max(0, self.hand_count[s] - sum(self.known[s].values()))
+        self._claim(s, frozenset(r for r in range(len(beats)) if beats[r]))
+
+    def _infer_play_of(self, s: int, pile: list[int], cards: list[int]) -> None:
+        """Seat ``s`` played ``cards`` from its hand onto ``pile``: if greedy would choose that
+        rank only when holding none of some others, its unknown cards hold none of them (see
+        the module docstring)."""
+        r = RANK[cards[0]]
+        if any(RANK[c] != r for c in cards) or (pile and RANK[pile[-1]] == r):
+            return  # not one rank, or a rank that may have been played to complete a burn
+        pw, eff = self._pw, 0
+        assert pw is not None, "inference is on, so the powers were compiled"
+        for i, c in enumerate(pile):
+            eff = next_eff(pw, eff, RANK[c], i == 0)
+        beats, kv = pw.beats[eff], keep_values(pw)
+        if not beats[r]:
+            return  # not a play we understand (the rules assumed are not the table's)
+        ranks = {q for q in range(2, len(beats)) if beats[q] and (kv[q], q) < (kv[r], r)}
+        if kv[r] < POWER:
+            ranks.add(r)  # greedy plays a plain rank's whole group
+        if not ranks or any(RANK[c] in ranks for c in self.known[s]):
+            return  # nothing to claim, or a known card says the play was a choice
+        self._claim(s, frozenset(ranks))
+
+    def _claim(self, s: int, ranks: frozenset[int]) -> None:
+        """A new claim on every unknown hand card ``s`` holds now (the newest; at most three kept)."""
+        k = self.unknown_in_hand(s)
+        if k > 0:
+            self._claims[s] = [[k, ranks], *self._claims[s][:2]]
 
     def _sync(self, view: View) -> None:
         """Take counts, face-up cards, the pile and our hand from the view (the ground truth)."""
@@ -312,7 +365,12 @@ class CardTracker:
             if s != me and sum(self.known[s].values()) > self.hand_count[s]:
                 log.debug("seat %d: more known cards than its hand holds; forgetting them", s)
                 self.known[s].clear()
-            self.barred_n[s] = min(self.barred_n[s], self.unknown_in_hand(s)) if s != me else 0
+            if s == me:
+                self._claims[s] = []
+            else:
+                unknown = self.unknown_in_hand(s)
+                for claim in self._claims[s]:
+                    claim[0] = min(claim[0], unknown)
         # Conservation: no card may be seen more often than the decks hold it.
         over = self._seen() - self.deck
         for c in over:
@@ -340,10 +398,17 @@ class CardTracker:
         """How many cards of the hand of ``seat`` are not known (0 for our own seat)."""
         return self.hand_count[seat] - sum(self.known[seat].values())
 
-    def barred(self, seat: int) -> tuple[int, frozenset[int]]:
-        """``(k, ranks)``: at least ``k`` of the unknown hand cards of ``seat`` are of none of
-        ``ranks`` (inferred from a pick-up; ``(0, ...)`` without ``infer_pickups``)."""
-        return self.barred_n[seat], self.barred_ranks[seat]
+    def claims(self, seat: int) -> list[tuple[int, frozenset[int]]]:
+        """What is inferred of the unknown hand cards of ``seat``: ``(k, ranks)`` pairs, each
+        meaning "at least ``k`` of them hold none of ``ranks``", newest first (an older claim's
+        ranks include the newer ones'). Empty without inference."""
+        out: list[tuple[int, frozenset[int]]] = []
+        barred: frozenset[int] = frozenset()
+        for k, ranks in self._claims[seat]:
+            barred |= ranks
+            if k:
+                out.append((k, barred))
+        return out
 
     def face_down_count(self, seat: int) -> int:
         """How many face-down cards ``seat`` still has."""
@@ -379,8 +444,15 @@ class CardTracker:
         for s in range(self.n):
             hand = sorted(self.known[s].elements())
             k = 0 if s == self.seat else self.unknown_in_hand(s)
-            if self.barred_n[s] and k:
-                _front_load(pool, i, min(k, self.barred_n[s]), self.barred_ranks[s])
+            if k and self._claims[s]:
+                # The oldest claim bars the most ranks: its cards first, then each newer claim's
+                # remaining cards (the cards already dealt satisfy it too).
+                dealt = 0
+                for n, ranks in reversed(self.claims(s)):
+                    want = min(k, n) - dealt
+                    if want > 0:
+                        _front_load(pool, i + dealt, want, ranks)
+                        dealt += want
             hand += pool[i : i + k]
             i += k
             hands.append(hand)

@@ -273,18 +273,22 @@ def test_unknown_overrides_fall_back_to_legal_heuristic_moves() -> None:
     assert fallbacks > 0
 
 
+@pytest.mark.parametrize("inference", ["pickups", "plays", "both"])
 @pytest.mark.parametrize("preset", ["classic", "smeghead", "six_players"])
-def test_pickup_inference_holds_against_bots_that_pick_up_only_when_stuck(preset: str) -> None:
-    """With ``infer_pickups``, every claim "at least k unknown hand cards hold none of these
-    ranks" is true of the real hands when every seat plays greedy (which picks up only when
-    nothing else goes), and the samples honour it; the inference is used (some claim is made)."""
+def test_inferences_hold_against_greedy_players(preset: str, inference: str) -> None:
+    """With ``infer_pickups`` and/or ``infer_plays``, every claim "at least k unknown hand cards
+    hold none of these ranks" is true of the real hands when every seat plays greedy (which
+    picks up only when nothing else goes, and plays its cheapest rank whole), and the samples
+    honour it; the inference is used (claims are made, and by plays ranks that no pick-up bars)."""
     rules = make_rules(preset)
     seats = min(4, rules.max_players)
     claims = 0
     for game_no in range(3):
         rng = random.Random(_seed("infer", preset, game_no))
         game = Game.new(rules, seats, rng=rng)
-        trackers = [CardTracker(infer_pickups=True) for _ in range(seats)]
+        trackers = [
+            CardTracker(infer_pickups=inference != "plays", infer_plays=inference != "pickups") for _ in range(seats)
+        ]
         pending: list[list[dict[str, Any]]] = [[] for _ in range(seats)]
         for s in range(seats):
             trackers[s].update(view_for(game, s), [])
@@ -295,15 +299,13 @@ def test_pickup_inference_holds_against_bots_that_pick_up_only_when_stuck(preset
             pending[seat] = []
             det = tr.sample(rng) if game.phase == "play" else None
             for s in range(seats):
-                k, ranks = tr.barred(s)
-                if not k:
-                    continue
-                claims += 1
-                unknown = Counter(game.hand(s)) - Counter(tr.known_in_hand(s))
-                assert sum(n for c, n in unknown.items() if RANK[c] not in ranks) >= k
-                if det is not None:
-                    sampled = Counter(det.hands[s]) - Counter(tr.known_in_hand(s))
-                    assert sum(n for c, n in sampled.items() if RANK[c] not in ranks) >= k
+                for k, ranks in tr.claims(s):
+                    claims += 1
+                    unknown = Counter(game.hand(s)) - Counter(tr.known_in_hand(s))
+                    assert sum(n for c, n in unknown.items() if RANK[c] not in ranks) >= k
+                    if det is not None:
+                        sampled = Counter(det.hands[s]) - Counter(tr.known_in_hand(s))
+                        assert sum(n for c, n in sampled.items() if RANK[c] not in ranks) >= k
             events = [event_to_dict(e) for e in game.apply(seat, greedy_policy(game, seat, rng))]
             for p in pending:
                 p.extend(events)
