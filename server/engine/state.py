@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import chain, combinations
+from itertools import combinations
 
 from .actions import (
     ANNOUNCE,
@@ -335,41 +335,42 @@ class GameState:
         """Append the legal suit runs (``suit_runs``) that can be made from ``cards``.
 
         The card of the next rank in the same suit is ``c + NEXT_RANK``, so a run can only
-        start at a card whose ``c + NEXT_RANK`` is held.
+        start at a card whose ``c + NEXT_RANK`` is held. Each run is simulated card by card as
+        it grows: each card must beat what the cards before it leave, and no card but the last may
+        burn the pile; so a run of n cards is legal when its first n - 1 are a legal run that
+        does not burn at its end and its last card beats what they leave (one more step per
+        prefix, not a simulation from the start).
         """
         have = set(cards)
         rank, step = RANK, NEXT_RANK  # locals: this loop runs for every hand under suit_runs
+        pw = self.pw
+        beats, burn, glass = pw.beats, pw.burn, pw.glass
+        forced, bc, pile = self.forced, self._bc, self.pile
+        empty = not pile
         for c in sorted(have):
             if rank[c] >= ACE or c + step not in have:
                 continue
+            floor = max(min_len, self.count_floor(rank[c]), 2)
+            eff = self.eff
             run = [c]
-            nxt = c + step
-            while nxt in have and rank[nxt] <= ACE:
-                run.append(nxt)
-                t = tuple(run)
-                if len(t) >= min_len and self._run_ok(t):
-                    acts.append((RUN, t))
+            held_forced = forced < 0 or forced == c
+            nxt = c
+            while True:
+                r = rank[nxt]
+                if not beats[eff][r]:
+                    break
+                n = len(run)
+                if n >= floor and held_forced:
+                    acts.append((RUN, tuple(run)))
+                # Would this card burn the pile before the run ends? Then no longer run is legal.
+                if burn[r] or (bc and _run_top_count(run, pile, r, glass, bc) >= bc):
+                    break
+                eff = next_eff(pw, eff, r, empty and n == 1)
                 nxt += step
-
-    def _run_ok(self, run: tuple[int, ...]) -> bool:
-        """Simulate a suit run card by card: each card legal on the one before, no burn early."""
-        pw = self.pw
-        if self.forced >= 0 and self.forced not in run:
-            return False
-        if len(run) < self.count_floor(RANK[run[0]]):
-            return False
-        eff = self.eff
-        empty = not self.pile
-        last = len(run) - 1
-        bc = self._bc
-        for i, c in enumerate(run):
-            r = RANK[c]
-            if not pw.beats[eff][r]:
-                return False
-            if i < last and (pw.burn[r] or (bc and run_length(chain(self.pile, run[: i + 1]), r, pw.glass, bc) >= bc)):
-                return False
-            eff = next_eff(pw, eff, r, empty and i == 0)
-        return True
+                if nxt not in have or rank[nxt] > ACE:
+                    break
+                run.append(nxt)
+                held_forced = held_forced or forced == nxt
 
     def _may_draw(self, s: int, plays: list[Action]) -> bool:
         """``draw_before_play``: may draw if the hand was not above ``refill_to`` at the start of
@@ -403,6 +404,19 @@ def run_length(pile: Iterable[int], r: int, glass: tuple[bool, ...], limit: int)
         elif not glass[x]:
             break
     return n
+
+
+def _run_top_count(run: list[int], pile: list[int], r: int, glass: tuple[bool, ...], limit: int) -> int:
+    """:func:`run_length` of rank ``r`` on the pile with ``run`` on top (``run[-1]`` of rank
+    ``r``; a suit run holds each rank once, so below it only glass can be looked through),
+    without copying the pile."""
+    rank = RANK
+    j = len(run) - 2
+    while j >= 0 and glass[rank[run[j]]]:
+        j -= 1
+    if j >= 0:
+        return 1  # a card of another rank, not glass, lies under it
+    return min(limit, 1 + run_length(pile, r, glass, limit - 1)) if limit > 1 else 1
 
 
 def next_eff(pw: Powers, eff: int, r: int, was_empty: bool) -> int:
