@@ -26,7 +26,8 @@ Everything runs on 127.0.0.1 and is stopped at the end (also on Ctrl-C):
   the organiser's plain progress lines (one every 10 games).
 
 One line per ``--every`` games (a tenth of the run by default): games done, seconds, games/s in
-that stretch, server RSS (VmRSS of /proc/PID/status), RSS growth per game since the end of the
+that stretch, server RSS (VmRSS of /proc/PID/status, with its bots' child process: the server
+runs its bundled bots in a process of its own), RSS growth per game since the end of the
 first stretch, database bytes per game (the SQLite file plus its ``-wal``, less their size before
 the first game, divided by the games so far: the log holds a few MiB between checkpoints, which
 short runs show as a high figure); with ``--tournament`` also the organiser's RSS, its
@@ -96,6 +97,16 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def tree_rss_bytes(pid: int) -> int:
+    """VmRSS of process ``pid`` and of its children (the server's bots' process), in bytes."""
+    children: list[int] = []
+    with suppress(FileNotFoundError, ProcessLookupError, NotADirectoryError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                children += [int(c) for c in fh.read().split()]
+    return rss_bytes(pid) + sum(rss_bytes(c) for c in children)
+
+
 def db_bytes(db: Path) -> int:
     """The SQLite file plus its write-ahead log, in bytes (a missing file counts 0)."""
     total = 0
@@ -161,7 +172,7 @@ class Meter:
         s = Sample(
             games=games,
             seconds=time.perf_counter() - self.began,
-            server_rss=rss_bytes(self.server_pid),
+            server_rss=tree_rss_bytes(self.server_pid),
             db=db_bytes(self.db) - self.db_before,
             organiser_rss=rss_bytes(self.organiser_pid) if self.organiser_pid is not None else 0,
             files=tree_bytes(self.out_dir) if self.out_dir is not None else 0,

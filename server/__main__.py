@@ -67,11 +67,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def serve(config: ServerConfig) -> None:
     # The composition root: the bundled bots (client package) are handed to the server as its
-    # bot host, so that the server package itself never imports the client.
+    # bot host, so that the server package itself never imports the client. They run in a
+    # process of their own (client.house_process): their work stays off the tables' loop.
     from client import web
-    from client.house import HouseBots
+    from client.house_process import HouseProcess
 
-    app = App(config, bots=HouseBots(), web_root=web.ROOT)
+    app = App(config, bots=HouseProcess(), web_root=web.ROOT)
     await app.start()
     # Signals first: a stop asked for during the rest of the start-up saves and exits cleanly.
     stop = asyncio.Event()

@@ -1,0 +1,248 @@
+"""The server's own bots in a process of their own: :class:`HouseProcess`, the bot host that
+``server.__main__`` gives the server.
+
+Bundled bots are clients of the server they belong to (:mod:`client.house`). Run in the
+server's process, they share its event loop and its interpreter lock with every table: a
+searching bot thinking in a thread slows every other table's play, and the bots' reading of
+states (as much work as the server's sending of them) fills the server's core. Here they run
+in one child process, ``python -m client.house_process``, on a core of their own; the server
+only asks it to seat a bot or enter one in a tournament.
+
+The child is started with the first bot and serves requests on its standard input, one JSON
+object a line: ``{"id": N, "op": "seat" | "enter", "args": {...}}`` (the keyword arguments of
+:meth:`client.house.HouseBots.seat` and :meth:`~client.house.HouseBots.enter`); it answers
+each on its standard output when the bot sits or has registered: ``{"id": N, "result": R}`` or
+``{"id": N, "error": "why"}``. Its log goes to the server's standard error. When its standard
+input ends (the server stops, or dies, even by SIGKILL) it stops every bot and exits.
+
+If the child dies, the requests it had not answered fail, the bots it ran leave their seats
+like any client whose connection drops (their tables play on; the owner can hand a seat to a
+bot again), and the next request starts a new child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from client.bots import bot_names
+from client.house import HouseBots
+
+__all__ = ["HouseProcess"]
+
+log = logging.getLogger(__name__)
+
+STOP_SECONDS = 10.0
+"""How long :meth:`HouseProcess.stop` waits for the child to stop its bots before killing it."""
+
+
+class HouseProcess:
+    """Runs the bundled bots in a child process (see the module docstring). Implements the
+    server's ``BotHost`` interface (:class:`server.hosted.BotHost`).
+
+    ``argv``: the child's command line (default ``python -m client.house_process`` with the
+    log level of this process's root logger)."""
+
+    def __init__(self, argv: Sequence[str] | None = None) -> None:
+        self._argv = list(argv) if argv is not None else self._default_argv()
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._next_id = 1
+        self._lock = asyncio.Lock()
+        self._stopping = False
+
+    @staticmethod
+    def _default_argv() -> list[str]:
+        level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
+        return [sys.executable, "-m", "client.house_process", "--log-level", str(level)]
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs (None before the first bot)."""
+        return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
+
+    async def wait(self) -> int | None:
+        """Wait until the running child has exited and its end has been handled (its pending
+        requests failed); return its exit status (None when no child was started)."""
+        proc, reader = self._proc, self._reader
+        if proc is None or reader is None:
+            return None
+        await asyncio.shield(reader)
+        return proc.returncode
+
+    def names(self) -> Sequence[str]:
+        """The bots this host runs: every bundled bot."""
+        return bot_names()
+
+    async def seat(
+        self,
+        bot: str,
+        *,
+        host: str,
+        port: int,
+        table: int,
+        seat: int | None,
+        name: str,
+        password: str,
+        token: str | None = None,
+    ) -> int:
+        """As :meth:`client.house.HouseBots.seat`, in the child. Raises ``RuntimeError`` with
+        the child's reason when the bot could not sit (or the child died first)."""
+        args = {
+            "bot": bot,
+            "host": host,
+            "port": port,
+            "table": table,
+            "seat": seat,
+            "name": name,
+            "password": password,
+            "token": token,
+        }
+        return int(await self._call("seat", args))
+
+    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
+        """As :meth:`client.house.HouseBots.enter`, in the child."""
+        args = {"bot": bot, "host": host, "port": port, "tournament": tournament, "name": name, "password": password}
+        await self._call("enter", args)
+
+    async def stop(self) -> None:
+        """Stop every bot: close the child's input (it stops its bots and exits), kill it if it
+        has not exited within :data:`STOP_SECONDS`."""
+        self._stopping = True
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), STOP_SECONDS)
+        except TimeoutError:
+            log.warning("the bots' process did not stop within %.0f s; killing it", STOP_SECONDS)
+            proc.kill()
+            await proc.wait()
+        if self._reader is not None:
+            await self._reader
+
+    # ------------------------------------------------------------------ the child
+
+    async def _call(self, op: str, args: dict[str, Any]) -> Any:
+        if self._stopping:
+            raise RuntimeError("the server is stopping")
+        proc = await self._started()
+        request_id, self._next_id = self._next_id, self._next_id + 1
+        reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(json.dumps({"id": request_id, "op": op, "args": args}).encode() + b"\n")
+        except (OSError, RuntimeError) as exc:  # it died, and its pipe closed before its exit was seen
+            raise RuntimeError(f"the bots' process has gone ({exc}); try again") from None
+        self._pending[request_id] = reply
+        try:
+            return await reply
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def _started(self) -> asyncio.subprocess.Process:
+        async with self._lock:
+            proc = self._proc
+            if proc is None or proc.returncode is not None or _closed(proc):
+                proc = self._proc = await asyncio.create_subprocess_exec(
+                    *self._argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+                )
+                self._reader = asyncio.create_task(self._read(proc), name="house-process-reader")
+                log.info("bots run in process %d", proc.pid)
+            return proc
+
+    async def _read(self, proc: asyncio.subprocess.Process) -> None:
+        """Hand the child's answers to their callers; when it ends, fail the rest."""
+        assert proc.stdout is not None
+        while line := await proc.stdout.readline():
+            try:
+                answer = json.loads(line)
+                reply = self._pending.get(answer["id"])
+            except (ValueError, KeyError, TypeError):
+                log.error("the bots' process wrote %r, not an answer", line[:200])
+                continue
+            if reply is None or reply.done():
+                continue
+            if "error" in answer:
+                reply.set_exception(RuntimeError(answer["error"]))
+            else:
+                reply.set_result(answer.get("result"))
+        code = await proc.wait()
+        if not self._stopping:
+            log.error("the bots' process exited (status %s); its bots have left their seats", code)
+        for reply in self._pending.values():
+            if not reply.done():
+                reply.set_exception(RuntimeError(f"the bots' process exited (status {code})"))
+
+
+def _closed(proc: asyncio.subprocess.Process) -> bool:
+    """Whether the pipe to the child's input is closed (it died; its exit may not be seen yet)."""
+    return proc.stdin is None or proc.stdin.is_closing()
+
+
+# ====================================================================== the child's side
+
+
+async def _serve() -> None:
+    """Serve seat and enter requests from standard input until it ends, then stop every bot."""
+    loop = asyncio.get_running_loop()
+    house = HouseBots()
+    requests = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(requests), sys.stdin)
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout)
+    handling: set[asyncio.Task[None]] = set()
+
+    def answer(message: dict[str, Any]) -> None:
+        out.write(json.dumps(message).encode() + b"\n")
+
+    async def handle(request: dict[str, Any]) -> None:
+        request_id = request.get("id")
+        try:
+            op, args = request["op"], request["args"]
+            if op == "seat":
+                answer({"id": request_id, "result": await house.seat(**args)})
+            elif op == "enter":
+                await house.enter(**args)
+                answer({"id": request_id, "result": None})
+            else:
+                answer({"id": request_id, "error": f"no operation {op!r}"})
+        except Exception as exc:  # the reason goes back to the server, which reports it
+            answer({"id": request_id, "error": str(exc) or type(exc).__name__})
+
+    while line := await requests.readline():
+        try:
+            request = json.loads(line)
+        except ValueError:
+            log.error("not a request: %r", line[:200])
+            continue
+        task = asyncio.create_task(handle(request))
+        handling.add(task)
+        task.add_done_callback(handling.discard)
+    for task in handling:
+        task.cancel()
+    await house.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m client.house_process [--log-level LEVEL]``: the child (started by
+    :class:`HouseProcess`, not by hand)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    level = args[args.index("--log-level") + 1] if "--log-level" in args[:-1] else "INFO"
+    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Ctrl-C in the server's terminal reaches this process too: the server's orderly stop (it
+    # tells the players, saves, then closes our input) decides when the bots go, not the key.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_serve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

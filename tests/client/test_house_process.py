@@ -1,0 +1,113 @@
+"""The server's bots in a process of their own (:class:`client.house_process.HouseProcess`), on
+a real server on 127.0.0.1: a bot added to a table plays from the child process; a refusal
+comes back with its reason; stop() ends the child and its bots; a child that dies is replaced
+by the next request; the child exits by itself when its input ends (the server was killed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+import pytest
+
+from client.house_process import HouseProcess
+from tests.client.test_house import person, play_first_legal_until_game_over, presence
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_a_bot_plays_a_game_from_its_own_process(make_app: Any) -> None:
+    """add_bot through the process host: the bot plays every turn of a game (no timeouts)
+    from a child process, not from the server's."""
+    host = HouseProcess()
+    app = await make_app(bots=host)
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2, "seed": 5}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    assert host.pid is None  # started with the first bot
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
+    assert host.pid is not None and host.pid != os.getpid() and alive(host.pid)
+    await alice.ok({"type": "start", "table": t}, "ok")
+    over = await play_first_legal_until_game_over(alice, t)
+    assert sorted(over["result"]["places"]) == [0, 1] and over["tally"]["timeouts"] == [0, 0]
+    await alice.close()
+
+
+async def test_a_refusal_comes_back_with_its_reason(make_app: Any) -> None:
+    """A bot that cannot sit (no such table) raises the child's reason to the caller."""
+    host = HouseProcess()
+    app = await make_app(bots=host)
+    app.house_logins["greedy-77"] = "one-time"  # (what the server does before it calls seat)
+    with pytest.raises(RuntimeError, match="UNKNOWN_TABLE|no table"):
+        await host.seat(
+            "greedy", host="127.0.0.1", port=app.port, table=999, seat=None, name="greedy-77", password="one-time"
+        )
+
+
+async def test_stop_ends_the_process_and_its_bots(make_app: Any) -> None:
+    """stop() returns once the child has exited; the table sees the bot's connection go."""
+    host = HouseProcess()
+    app = await make_app(bots=host)
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await alice.ok({"type": "add_bot", "table": t, "bot": "random"}, "ok")
+    await alice.ok({"type": "start", "table": t}, "ok")
+    pid = host.pid
+    assert pid is not None
+    await host.stop()
+    assert host.pid is None and not alive(pid)
+    await alice.wait_for(lambda: presence(alice, "dropped", 1))
+    await alice.close()
+
+
+async def test_a_dead_process_is_replaced_by_the_next_request(make_app: Any) -> None:
+    """The child is killed mid-game: its bot drops; the owner hands the seat to a bot again,
+    which a new child runs, and the game is played to its end."""
+    host = HouseProcess()
+    app = await make_app(bots=host, reconnect_grace=0.0)
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
+    await alice.ok({"type": "start", "table": t}, "ok")
+    first = host.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    assert await host.wait() == -signal.SIGKILL
+    await alice.wait_for(lambda: presence(alice, "dropped", 1))
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy", "seat": 1}, "ok")
+    assert host.pid is not None and host.pid != first
+    await alice.wait_for(lambda: presence(alice, "replaced", 1))
+    over = await play_first_legal_until_game_over(alice, t)
+    assert sorted(over["result"]["places"]) == [0, 1]
+    await alice.close()
+
+
+async def test_the_child_exits_when_its_input_ends() -> None:
+    """What a SIGKILLed server leaves: the child's standard input ends, and it exits (0) by
+    itself. It ignores Ctrl-C (the server's orderly stop decides when the bots go), and answers
+    an unknown request with an error, not by dying."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client.house_process", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    async with asyncio.timeout(30):
+        child.stdin.write(b'{"id": 1, "op": "dance", "args": {}}\n')
+        assert json.loads(await child.stdout.readline()) == {"id": 1, "error": "no operation 'dance'"}
+        child.send_signal(signal.SIGINT)  # serving now: SIGINT is ignored from before the loop ran
+        child.stdin.write(b"not json\n")
+        child.stdin.close()
+        assert await child.stdout.read() == b""
+        assert await child.wait() == 0
