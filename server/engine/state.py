@@ -264,7 +264,7 @@ class GameState:
                 beats = self.pw.beats[self.eff]
                 acts = [a for r, ps in sorted(self.plays[s].items()) if beats[r] for a in ps]
             if self._runs_on:
-                self._run_plays(self.hand(s), min_len, acts)
+                self._run_plays(set().union(*self.groups[s].values()), min_len, acts)
             plays = len(acts)
             if self.stock and self.forced < 0:
                 if self._draw_on and self._may_draw(s, acts):
@@ -282,7 +282,7 @@ class GameState:
             else:
                 self._group_plays(grouped(singles), 1, acts)
             if self._runs_on:
-                self._run_plays(singles, 1, acts)
+                self._run_plays(set(singles), 1, acts)
             if self.pile and (not acts or self._voluntary):
                 if self.rules.faceup_fail == "take_one":
                     acts.extend((TAKE, c) for c in sorted({c for st in row for c in st}))
@@ -331,8 +331,8 @@ class GameState:
                         seen.add(cards)
                         acts.append((PLAY, cards))
 
-    def _run_plays(self, cards: list[int], min_len: int, acts: list[Action]) -> None:
-        """Append the legal suit runs (``suit_runs``) that can be made from ``cards``.
+    def _run_plays(self, have: set[int], min_len: int, acts: list[Action]) -> None:
+        """Append the legal suit runs (``suit_runs``) that can be made from the cards ``have``.
 
         The card of the next rank in the same suit is ``c + NEXT_RANK``, so a run can only
         start at a card whose ``c + NEXT_RANK`` is held. Each run is simulated card by card as
@@ -341,15 +341,15 @@ class GameState:
         does not burn at its end and its last card beats what they leave (one more step per
         prefix, not a simulation from the start).
         """
-        have = set(cards)
-        rank, step = RANK, NEXT_RANK  # locals: this loop runs for every hand under suit_runs
+        rank, step = RANK, NEXT_RANK  # locals: this runs for every hand under suit_runs
+        starts = [c for c in have if c + step in have and rank[c] < ACE]
+        if not starts:
+            return  # (most hands)
         pw = self.pw
         beats, burn, glass = pw.beats, pw.burn, pw.glass
         forced, bc, pile = self.forced, self._bc, self.pile
         empty = not pile
-        for c in sorted(have):
-            if rank[c] >= ACE or c + step not in have:
-                continue
+        for c in sorted(starts):  # by first card: the order of view.legal
             floor = max(min_len, self.count_floor(rank[c]), 2)
             eff = self.eff
             run = [c]
@@ -363,7 +363,10 @@ class GameState:
                 if n >= floor and held_forced:
                     acts.append((RUN, tuple(run)))
                 # Would this card burn the pile before the run ends? Then no longer run is legal.
-                if burn[r] or (bc and _run_top_count(run, pile, r, glass, bc) >= bc):
+                # (Under a card of another rank that is not glass, it is alone on top.)
+                if burn[r] or (
+                    bc and (bc == 1 or n == 1 or glass[rank[run[-2]]]) and _run_top_count(run, pile, r, glass, bc) >= bc
+                ):
                     break
                 eff = next_eff(pw, eff, r, empty and n == 1)
                 nxt += step
