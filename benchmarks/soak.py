@@ -291,7 +291,8 @@ async def drive_tables(port: int, args: argparse.Namespace, make_meter: MeterFac
             client.pending_messages()  # (pushes to an owner who neither sits nor watches: dropped)
             summaries = [t for t in await client.list_tables() if t["table"] in mine]
             if len(summaries) < len(mine):
-                raise SoakError("a table of the soak has gone")
+                gone = sorted(mine - {t["table"] for t in summaries})
+                raise SoakError(f"table(s) {gone} of the soak closed (see the server's log)")
             meter.update(sum(t["games_played"] for t in summaries))
             if meter.samples and meter.samples[-1].games >= args.games:
                 return meter.samples

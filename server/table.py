@@ -215,11 +215,14 @@ class Table:
             "fixed_deck": self.deck is not None,
         }
 
-    def abandoned(self, now: float, grace: float) -> bool:
-        """Nobody connected (no watcher, every seat empty, away or held by the server's own bots)
+    def abandoned(self, now: float, grace: float, *, owner_connected: bool = False) -> bool:
+        """Nobody connected (no watcher, every seat empty, away or held by the server's own bots,
+        and the owner, who could start the next game, not ``owner_connected`` to the server)
         for ``grace`` seconds."""
-        if self.watchers or any(
-            s is not None and s.session is not None and s.session.house is None for s in self.seats
+        if (
+            (owner_connected and not self.owner_gone)
+            or self.watchers
+            or any(s is not None and s.session is not None and s.session.house is None for s in self.seats)
         ):
             self.lonely_since = None
             return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from client.house import HouseBots
 from client.sdk import ServerError
 from server.app import App
 from tests.server.client import TestClient, make_table
+from tests.server.waiting import until_server
 
 
 async def person(app: App, name: str) -> TestClient:
@@ -143,3 +145,25 @@ async def test_stop_ends_every_bot_and_closes_its_connection(make_app: Any) -> N
     await host.stop()
     await alice.wait_for(lambda: presence(alice, "dropped", 1) and presence(alice, "dropped", 2))
     await alice.close()
+
+
+async def test_a_bot_table_stays_open_while_its_owner_is_connected(make_app: Any) -> None:
+    """The owner creates a table of house bots and neither sits nor watches (it starts the
+    games from the lobby): the sweeps keep it open while the owner is connected, and close it
+    once the owner has been gone for the grace."""
+    app = await make_app(bots=HouseBots(), reconnect_grace=5.0)
+    owner, other = await person(app, "olga"), await person(app, "pat")
+    t = (await owner.ok({"type": "create_table", "name": "bots", "preset": "classic", "seats": 2}))["table"]
+    for bot in ("greedy", "random"):
+        await owner.ok({"type": "add_bot", "table": t, "bot": bot}, "ok")
+    now = time.monotonic()
+    for later in (0.0, 10.0, 100.0):
+        app.sweeper.sweep(now + later, paused=False)
+    assert t in app.tables
+    await owner.close()
+    await until_server(other, lambda: not any(s.name == "olga" for s in app.sessions))
+    app.sweeper.sweep(now + 200.0, paused=False)
+    assert t in app.tables  # the grace starts now
+    app.sweeper.sweep(now + 206.0, paused=False)
+    assert t not in app.tables
+    await other.close()

@@ -406,6 +406,13 @@ def test_house_bots_do_not_keep_a_table_open() -> None:
     prog = Fake("mybot", bot=True)
     t2.join(prog, None, None, Outbox())
     assert not t2.abandoned(0.0, 5.0) and not t2.abandoned(100.0, 5.0)
+    # Its owner connected to the server (who can start the next game from the lobby) keeps a
+    # table of house bots open; from when they have gone, it lasts the grace.
+    t3 = table(2)
+    for name in ("greedy-2", "random-3"):
+        t3.join(Fake(name, bot=True, house="greedy"), None, None, Outbox())
+    assert not t3.abandoned(0.0, 5.0, owner_connected=True) and not t3.abandoned(100.0, 5.0, owner_connected=True)
+    assert not t3.abandoned(101.0, 5.0) and t3.abandoned(106.5, 5.0)
 
 
 def test_every_seat_and_watcher_sees_the_clocks_of_the_seats_to_act() -> None:
