@@ -53,6 +53,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,26 @@ _unpackb = msgpack.unpackb
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _loads = json.loads
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def frames(buf: bytearray, data: bytes) -> Iterator[memoryview]:
+    """The bodies of the complete length-prefixed frames in ``buf`` followed by ``data``, in
+    order; what is left of a partial frame is kept in ``buf`` once the loop has run out."""
+    if buf:
+        buf += data
+        data = bytes(buf)
+        buf.clear()
+    n = len(data)
+    mv = memoryview(data)
+    pos = 0
+    while n - pos >= 4:
+        end = pos + 4 + _HDR.unpack_from(data, pos)[0]
+        if end > n:
+            break
+        yield mv[pos + 4 : end]
+        pos = end
+    if pos < n:
+        buf += mv[pos:]
 
 
 # =========================================================================== /proc helpers
@@ -244,23 +265,9 @@ class LoadClient(asyncio.Protocol):
         self._flush_ws()
 
     def _frames(self, data: bytes) -> None:
-        buf = self.buf
-        if buf:
-            buf += data
-            data = bytes(buf)
-            buf.clear()
-        n = len(data)
-        mv = memoryview(data)
-        pos = 0
         on_frame = self.on_frame
-        while n - pos >= 4:
-            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
-            if end > n:
-                break
-            on_frame(_unpackb(mv[pos + 4 : end]), end - pos)
-            pos = end
-        if pos < n:
-            buf += mv[pos:]
+        for body in frames(self.buf, data):
+            on_frame(_unpackb(body), len(body) + 4)
 
     # --- messages
 
@@ -458,47 +465,24 @@ class EchoClient(asyncio.Protocol):
         self.transport.write(self.frame)
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        if buf:
-            buf += data
-            data = bytes(buf)
-            buf.clear()
-        n = len(data)
-        mv = memoryview(data)
-        pos = 0
         st = self.stats
-        while n - pos >= 4:
-            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
-            if end > n:
-                break
-            _unpackb(mv[pos + 4 : end])
-            pos = end
+        for body in frames(self.buf, data):
+            _unpackb(body)
             st.acts += 1
             if st.recording:
                 st.lat.append(time.perf_counter() - self.t)
             self.fire()
-        if pos < n:
-            buf += mv[pos:]
 
 
-async def loadgen_echo(spec: dict[str, Any]) -> None:
-    stats = Stats()
-    loop = asyncio.get_running_loop()
-    body = _packb(spec["payload"])
-    frame = _HDR.pack(len(body)) + body
-    sem = asyncio.Semaphore(64)
-
-    async def connect() -> EchoClient:
-        async with sem:
-            _, c = await loop.create_connection(lambda: EchoClient(stats, frame), HOST, spec["port"])
-        return c
-
-    clients = await asyncio.wait_for(asyncio.gather(*(connect() for _ in range(spec["count"]))), 300)
+async def one_in_flight(stats: Stats, first: list[EchoClient], clients: list[EchoClient], frame_bytes: int) -> None:
+    """The measured part of the echo and floor load generators: say "seated", wait for "go",
+    let ``first`` send their first frame (each then keeps one in flight), record the window
+    [t0, t1], emit the result and close ``clients``."""
     emit("seated", seconds=0.0)
     go, t0, t1 = (await read_line()).split()
     gc.collect()
     gc.disable()
-    for c in clients:
+    for c in first:
         c.fire()
     await sleep_until(float(t0))
     n0, cpu0 = stats.acts, time.process_time()
@@ -514,54 +498,44 @@ async def loadgen_echo(spec: dict[str, Any]) -> None:
         lat_us=[round(x * 1e6) for x in stats.lat],
         errors={},
         lost=stats.lost,
-        frame_bytes=len(frame),
+        frame_bytes=frame_bytes,
     )
     close_all(clients)
     await asyncio.sleep(0.2)
 
 
-class FanoutClient(asyncio.Protocol):
+async def loadgen_echo(spec: dict[str, Any]) -> None:
+    stats = Stats()
+    loop = asyncio.get_running_loop()
+    body = _packb(spec["payload"])
+    frame = _HDR.pack(len(body)) + body
+    sem = asyncio.Semaphore(64)
+
+    async def connect() -> EchoClient:
+        async with sem:
+            _, c = await loop.create_connection(lambda: EchoClient(stats, frame), HOST, spec["port"])
+        return c
+
+    clients = await asyncio.wait_for(asyncio.gather(*(connect() for _ in range(spec["count"]))), 300)
+    await one_in_flight(stats, clients, clients, len(frame))
+
+
+class FanoutClient(EchoClient):
     """One connection of a fan-out group of 4 (the floor scenario): the group's seats take turns
-    to send a small act-like frame; every frame that comes back (the server's broadcast) is
-    unpacked like a game client does, and the seat whose turn it is then sends the next act."""
+    to send a small act-like frame (``frame``); every frame that comes back (the server's
+    broadcast) is unpacked like a game client does, and the seat whose turn it is then sends
+    the next act."""
 
     def __init__(self, stats: Stats, group: list[FanoutClient], index: int, act: bytes) -> None:
-        self.stats = stats
+        super().__init__(stats, act)
         self.group = group
         self.index = index
-        self.act = act
         self.turn = 0  # whose act the next broadcast answers (the same in every member)
-        self.transport: asyncio.Transport | None = None
-        self.buf = bytearray()
-        self.t = 0.0
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.stats.lost += 1
-
-    def fire(self) -> None:
-        self.t = time.perf_counter()
-        assert self.transport is not None
-        self.transport.write(self.act)
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        if buf:
-            buf += data
-            data = bytes(buf)
-            buf.clear()
-        n = len(data)
-        mv = memoryview(data)
-        pos = 0
         st = self.stats
-        while n - pos >= 4:
-            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
-            if end > n:
-                break
-            _unpackb(mv[pos + 4 : end])
-            pos = end
+        for body in frames(self.buf, data):
+            _unpackb(body)
             actor, self.turn = self.turn, (self.turn + 1) % len(self.group)
             if actor == self.index:  # the broadcast that answers this seat's act
                 st.acts += 1
@@ -569,8 +543,6 @@ class FanoutClient(asyncio.Protocol):
                     st.lat.append(time.perf_counter() - self.t)
             if self.turn == self.index:
                 self.fire()
-        if pos < n:
-            buf += mv[pos:]
 
 
 async def loadgen_fanout(spec: dict[str, Any]) -> None:
@@ -596,30 +568,7 @@ async def loadgen_fanout(spec: dict[str, Any]) -> None:
             assert c.transport is not None
             c.transport.write(_HDR.pack(len(hello)) + hello)
     await asyncio.sleep(0.5)  # (set-up only, before the measured window: the groups are registered)
-    emit("seated", seconds=0.0)
-    go, t0, t1 = (await read_line()).split()
-    gc.collect()
-    gc.disable()
-    for members in groups:
-        members[0].fire()
-    await sleep_until(float(t0))
-    n0, cpu0 = stats.acts, time.process_time()
-    stats.recording = True
-    await sleep_until(float(t1))
-    stats.recording = False
-    emit(
-        "result",
-        acts=stats.acts - n0,
-        games=0,
-        cpu=time.process_time() - cpu0,
-        wall=float(t1) - float(t0),
-        lat_us=[round(x * 1e6) for x in stats.lat],
-        errors={},
-        lost=stats.lost,
-        frame_bytes=len(act_frame),
-    )
-    close_all([c for members in groups for c in members])
-    await asyncio.sleep(0.2)
+    await one_in_flight(stats, [members[0] for members in groups], [c for g in groups for c in g], len(act_frame))
 
 
 def loadgen_main(spec_text: str) -> int:
@@ -647,24 +596,10 @@ class EchoProtocol(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        if buf:
-            buf += data
-            data = bytes(buf)
-            buf.clear()
-        n = len(data)
-        mv = memoryview(data)
-        pos = 0
         write = self.transport.write  # type: ignore[union-attr]
-        while n - pos >= 4:
-            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
-            if end > n:
-                break
-            body = _packb(_unpackb(mv[pos + 4 : end]))
-            write(_HDR.pack(len(body)) + body)
-            pos = end
-        if pos < n:
-            buf += mv[pos:]
+        for body in frames(self.buf, data):
+            out = _packb(_unpackb(body))
+            write(_HDR.pack(len(out)) + out)
 
 
 async def echo_server_main() -> None:
@@ -696,30 +631,16 @@ class FanoutProtocol(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        if buf:
-            buf += data
-            data = bytes(buf)
-            buf.clear()
-        n = len(data)
-        mv = memoryview(data)
-        pos = 0
-        while n - pos >= 4:
-            end = pos + 4 + _HDR.unpack_from(data, pos)[0]
-            if end > n:
-                break
-            msg = _unpackb(mv[pos + 4 : end])
-            pos = end
+        for body in frames(self.buf, data):
+            msg = _unpackb(body)
             if self.members is None:
                 self.members = self.groups.setdefault(msg["group"], [])
                 self.members.append(self)
                 continue
-            body = _packb(self.state)
-            frame = _HDR.pack(len(body)) + body
+            out = _packb(self.state)
+            frame = _HDR.pack(len(out)) + out
             for member in self.members:
                 member.transport.write(frame)  # type: ignore[union-attr]
-        if pos < n:
-            buf += mv[pos:]
 
 
 async def fanout_server_main(state_json: str) -> None:

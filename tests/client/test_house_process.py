@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from client.house_process import HouseProcess
+from server.app import App
 from tests.client.test_house import person, play_first_legal_until_game_over, presence
+from tests.server.client import TestClient
 
 
 def alive(pid: int) -> bool:
@@ -25,6 +27,16 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+async def game_with_a_bot(app: App, bot: str) -> tuple[TestClient, int]:
+    """alice at seat 0 of a new 2-seat table, ``bot`` at seat 1, the game started."""
+    alice = await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await alice.ok({"type": "add_bot", "table": t, "bot": bot}, "ok")
+    await alice.ok({"type": "start", "table": t}, "ok")
+    return alice, t
 
 
 async def test_a_bot_plays_a_game_from_its_own_process(make_app: Any) -> None:
@@ -59,11 +71,7 @@ async def test_stop_ends_the_process_and_its_bots(make_app: Any) -> None:
     """stop() returns once the child has exited; the table sees the bot's connection go."""
     host = HouseProcess()
     app = await make_app(bots=host)
-    alice = await person(app, "alice")
-    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
-    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
-    await alice.ok({"type": "add_bot", "table": t, "bot": "random"}, "ok")
-    await alice.ok({"type": "start", "table": t}, "ok")
+    alice, t = await game_with_a_bot(app, "random")
     pid = host.pid
     assert pid is not None
     await host.stop()
@@ -77,11 +85,7 @@ async def test_a_dead_process_is_replaced_by_the_next_request(make_app: Any) -> 
     which a new child runs, and the game is played to its end."""
     host = HouseProcess()
     app = await make_app(bots=host, reconnect_grace=0.0)
-    alice = await person(app, "alice")
-    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
-    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
-    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy"}, "ok")
-    await alice.ok({"type": "start", "table": t}, "ok")
+    alice, t = await game_with_a_bot(app, "greedy")
     first = host.pid
     assert first is not None
     os.kill(first, signal.SIGKILL)
