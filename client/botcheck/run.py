@@ -122,7 +122,7 @@ async def check(
     """Play ``stages`` with the bot that ``command`` starts; return one result per stage (those
     not played after an early stop are marked ``played=False``). Raises ``ValueError`` for a bad
     command line, :class:`CannotStart` when the bot's program cannot be run and ``RuntimeError``
-    when the server does not start."""
+    when the server does not start or its bundled bots do not register."""
     password = program_password()
     command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
     fresh_workdir(workdir)
@@ -206,7 +206,7 @@ class _StageRun:
         running = asyncio.create_task(program.keep_running())
         try:
             async with asyncio.timeout(STAGE_SECONDS):
-                if await self._registered(tid, program, running):
+                if await self._registered(tid, program, running, len(stage.opponents)):
                     await self.org.request(StartTournament, tournament=tid)
                     await self._follow(tid, program)
                     await program.stop(grace=PROGRAM_GRACE)  # it ends its run on tournament_over
@@ -247,17 +247,24 @@ class _StageRun:
             elif not result.stopped:
                 referee.add(Fault.UNFINISHED, f"{result.finished} of {result.planned} games finished")
 
-    async def _registered(self, tid: int, program: BotProgram, running: asyncio.Task[None]) -> bool:
-        """Wait until the bot has registered for tournament ``tid``; False (a finding made) if it
-        does not within :data:`REGISTER_SECONDS`, or at once when its program cannot be run."""
+    async def _registered(self, tid: int, program: BotProgram, running: asyncio.Task[None], bundled: int) -> bool:
+        """Wait until the bot and the server's ``bundled`` bots (which start in a process of
+        their own, at their own pace) have registered for tournament ``tid``; False (a finding
+        made) if the bot does not within :data:`REGISTER_SECONDS`, or at once when its program
+        cannot be run."""
         began = time.monotonic()
+        names: list[str] = []
         while time.monotonic() - began < REGISTER_SECONDS and not running.done():
             info = (await self.org.ask(GetTournament, TournamentInfo, tournament=tid)).info
-            if any(p["name"] == BOT_NAME for p in info["participants"]):
+            names = [p["name"] for p in info["participants"]]
+            if BOT_NAME in names and len(names) >= 1 + bundled:
                 return True
             if program.crash_count >= 3:
                 break
             await asyncio.sleep(0.2)
+        if BOT_NAME in names:
+            # Not the bot's fault: the check itself cannot go on (RuntimeError, as documented).
+            raise RuntimeError(f"the server's bundled bots did not all register within {REGISTER_SECONDS:g} s")
         tail = tuple(self.log_path.read_text("utf-8", "replace").splitlines()[-10:]) if self.log_path.exists() else ()
         assert self.referee is not None
         self.referee.add(
