@@ -9,11 +9,15 @@ table, seat and token) and starts; when its game ends the table closes, the orga
 ``tournament_game``, and the next game starts. Participants that are not connected are seated
 away: the clock plays for them until they ``register`` again, which hands back their seats.
 Bundled bots named in ``create_tournament.bots`` are run by the server's bot host and
-register themselves like any participant.
+register themselves like any participant; they start at their own pace (the host runs them in
+a process of its own), so a ``start_tournament`` that comes first waits for them (at most
+:data:`HOUSE_REGISTER_SECONDS`) instead of being refused or leaving them out.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -43,7 +47,7 @@ from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 
 from .ranges import merge
-from .director import Finished, Settings, Tournament, TournamentError
+from .director import REGISTERING, Finished, Settings, Tournament, TournamentError
 from .schedule import SCHEDULES, GameSpec
 from .wire import game_result, tournament_info
 
@@ -106,6 +110,10 @@ class _Director:
         self.name = name
 
 
+HOUSE_REGISTER_SECONDS = 30.0
+"""How long ``start_tournament`` waits for the tournament's own bundled bots to register."""
+
+
 class TournamentService:
     """Every tournament of one server."""
 
@@ -117,6 +125,8 @@ class TournamentService:
         self.sessions: dict[tuple[int, str], Session] = {}
         # table id -> tournament id, for the tables of running games.
         self.table_owner: dict[int, int] = {}
+        # tournament id -> starts waiting for a registration (see _start_when_bots_are_in).
+        self._registering: dict[int, list[asyncio.Future[None]]] = {}
 
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(CreateTournament, self.create)
@@ -202,6 +212,9 @@ class TournamentService:
             raise TableError(ErrorCode(exc.code), exc.message) from None
         self.sessions[(t.id, s.name)] = s
         self._changed(t)
+        for waiting in self._registering.pop(t.id, []):
+            if not waiting.done():
+                waiting.set_result(None)
         # Back after a drop: take over this participant's seats in running games (after the ok).
         out = Outbox()
         seated: list[tuple[Session, Seated]] = []
@@ -224,6 +237,46 @@ class TournamentService:
         t = self._get(msg.tournament)
         if s.name != t.organiser:
             raise TableError(ErrorCode.NOT_OWNER, f"only the organiser ({t.organiser}) can start it")
+        if t.status == REGISTERING and self._bots_not_in(t):
+            return Reply(later=self._start_when_bots_are_in(t, msg))
+        return self._start(t, msg)
+
+    @staticmethod
+    def _bots_not_in(t: Tournament) -> list[str]:
+        """The tournament's own bundled bots that have not registered (yet)."""
+        return [name for name in t.settings.bots if name not in t.participants]
+
+    async def _start_when_bots_are_in(self, t: Tournament, msg: StartTournament) -> Ok:
+        """Wait until the tournament's bundled bots have registered, then start it as
+        :meth:`_start` would have at once; refused (NOT_ENOUGH_PLAYERS, naming them) if they
+        have not within :data:`HOUSE_REGISTER_SECONDS`, rather than scheduled without them."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + HOUSE_REGISTER_SECONDS
+        while self._bots_not_in(t) and (left := deadline - loop.time()) > 0:
+            registered: asyncio.Future[None] = loop.create_future()
+            self._registering.setdefault(t.id, []).append(registered)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(registered, left)
+        if missing := self._bots_not_in(t):
+            raise TableError(
+                ErrorCode.NOT_ENOUGH_PLAYERS,
+                f"the tournament's bundled bots did not register in {HOUSE_REGISTER_SECONDS:g} s: "
+                + ", ".join(missing),
+            )
+        reply = self._start(t, msg)
+
+        def follow_up() -> None:  # (after the answer, which goes out as this returns)
+            for step in reply.after:
+                try:
+                    step()
+                except Exception:
+                    log.exception("starting the games of tournament %d failed", t.id)
+
+        loop.call_soon(follow_up)
+        assert isinstance(reply.answer, Ok)
+        return reply.answer
+
+    def _start(self, t: Tournament, msg: StartTournament) -> Reply:
         try:
             t.start()
         except TournamentError as exc:

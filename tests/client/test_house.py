@@ -20,6 +20,7 @@ import pytest
 from client.house import HouseBots
 from client.sdk import ServerError
 from server.app import App
+from server.tournament import service
 from tests.server.client import TestClient, make_table
 from tests.server.waiting import until_server
 
@@ -167,3 +168,70 @@ async def test_a_bot_table_stays_open_while_its_owner_is_connected(make_app: Any
     app.sweeper.sweep(now + 206.0, paused=False)
     assert t not in app.tables
     await other.close()
+
+
+class SlowHouse(HouseBots):
+    """The real host, whose tournament bots start only when the test lets them (``go``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.asked = 0
+        self.held: set[asyncio.Task[Any]] = set()
+
+    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
+        self.asked += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self.held.add(task)
+        try:
+            await self.go.wait()
+        finally:
+            self.held.discard(task)
+        await super().enter(bot, host=host, port=port, tournament=tournament, name=name, password=password)
+
+    async def stop(self) -> None:
+        for task in self.held:  # (the server's stop waits for its tasks: the held starts end)
+            task.cancel()
+        await super().stop()
+
+
+async def test_a_start_before_the_bundled_bots_are_in_waits_for_them(make_app: Any) -> None:
+    """start_tournament while the tournament's bundled bots are still starting (an open
+    tournament, so nothing else would name them): the answer waits until they have
+    registered, and they play every game."""
+    host = SlowHouse()
+    app = await make_app(bots=host)
+    olga, other = await person(app, "olga"), await person(app, "pat")
+    created = {"type": "create_tournament", "name": "slow", "preset": "classic", "seats": 2, "games": 2}
+    tid = (await olga.ok({**created, "bots": ["greedy", "random"]}, "tournament_created"))["tournament"]
+    await until_server(other, lambda: host.asked == 2)
+    olga.send({"type": "start_tournament", "tournament": tid, "id": 900})
+    await until_server(other, lambda: bool(app.tournaments._registering.get(tid)))
+    assert not [f for f in olga.frames if f.get("id") == 900]  # not answered while they start
+    host.go.set()
+    answer = await olga.recv_until("ok", timeout=20)
+    assert answer["id"] == 900
+    over = await olga.recv_until("tournament_over", timeout=60)
+    assert sorted(r["name"] for r in over["info"]["standings"]) == ["greedy", "random"]
+    assert all(r["games"] == 2 for r in over["info"]["standings"])
+    await olga.close()
+    await other.close()
+
+
+async def test_bundled_bots_that_never_register_are_named_in_the_refusal(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If they do not register within HOUSE_REGISTER_SECONDS, the start is refused with
+    NOT_ENOUGH_PLAYERS naming them (in an open tournament too, which would otherwise be
+    scheduled without them)."""
+    monkeypatch.setattr(service, "HOUSE_REGISTER_SECONDS", 0.2)
+    host = SlowHouse()
+    app = await make_app(bots=host)
+    olga = await person(app, "olga")
+    created = {"type": "create_tournament", "name": "stuck", "preset": "classic", "seats": 2, "games": 2}
+    tid = (await olga.ok({**created, "bots": ["greedy", "random"]}, "tournament_created"))["tournament"]
+    refused = await olga.request({"type": "start_tournament", "tournament": tid})
+    assert refused["type"] == "error" and refused["code"] == "NOT_ENOUGH_PLAYERS", refused
+    assert "greedy" in refused["message"] and "random" in refused["message"]
+    await olga.close()
