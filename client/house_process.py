@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from client.bots import bot_names
+from client.eventloop import use_uvloop_if_installed
 from client.house import HouseBots
 
 __all__ = ["HouseProcess"]
@@ -240,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C in the server's terminal reaches this process too: the server's orderly stop (it
     # tells the players, saves, then closes our input) decides when the bots go, not the key.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    use_uvloop_if_installed()  # reading states is most of its work
     asyncio.run(_serve())
     return 0
 

@@ -11,11 +11,11 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import socket
 import sys
 
+from client.eventloop import use_uvloop_if_installed
 from protocol.messages import PROTOCOL_VERSION
 from server.advertise import Advertiser
 from server.app import App
@@ -139,18 +139,6 @@ async def _announce(advertiser: Advertiser) -> None:
         print(f"  announced on the LAN as {advertiser.registered_name!r}: players just run shithead", flush=True)
 
 
-def _use_uvloop_if_installed() -> None:
-    """uvloop (the optional extra ``fast``) is a faster event loop; the server works without it."""
-    if os.environ.get("SHITHEAD_NO_UVLOOP"):
-        return
-    try:
-        import uvloop
-    except ImportError:
-        return
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    logging.getLogger(__name__).info("using uvloop")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -174,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shithead-server: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    _use_uvloop_if_installed()
+    use_uvloop_if_installed()
     try:
         asyncio.run(serve(config))
     except StoreError as exc:
