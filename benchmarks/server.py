@@ -55,7 +55,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgpack  # type: ignore[import-untyped]
 from websockets.client import ClientProtocol
@@ -922,35 +922,37 @@ def game_scenario(
         srv.stop()
 
 
-def echo_scenario(
-    kids: Children, tmp: Path, connections: int, procs: int, payload: dict[str, Any], warmup: float, seconds: float
+def reference_scenario(
+    kids: Children,
+    tmp: Path,
+    kind: Literal["echo", "fanout"],
+    connections: int,
+    procs: int,
+    payload: dict[str, Any],
+    warmup: float,
+    seconds: float,
 ) -> dict[str, Any]:
-    srv = Server(kids, tmp, "echo", echo=True)
-    try:
-        per = split(connections, procs)
-        gens = start_loadgens(
-            kids, [{"mode": "echo", "port": srv.port, "count": n, "payload": payload} for n in per if n]
-        )
-        for g in gens:
-            read_event(g, "seated")
-        res = measured_run(srv, gens, warmup, seconds)
-        res["connections"] = connections
-        return res
-    finally:
-        srv.stop()
+    """One of the two servers the real one is compared with, over ``connections`` connections:
+    :func:`measured_run`'s figures plus ``connections``.
 
-
-def fanout_scenario(
-    kids: Children, tmp: Path, connections: int, procs: int, state: dict[str, Any], warmup: float, seconds: float
-) -> dict[str, Any]:
-    """The floor: :class:`FanoutProtocol` over as many connections, in groups of 4."""
-    srv = Server(kids, tmp, "fanout", fanout=state)
+    ``kind`` is ``"echo"``, the echo baseline (:class:`EchoProtocol`; every connection keeps one
+    frame holding ``payload``, a recorded state, in flight), or ``"fanout"``, the floor
+    (:class:`FanoutProtocol`; connections in groups of 4, whole groups only, and the server
+    answers each act with ``payload`` written to the group)."""
+    fanout = kind == "fanout"
+    group = 4 if fanout else 1
+    srv = Server(kids, tmp, kind, echo=not fanout, fanout=payload if fanout else None)
     try:
-        per = split(connections // 4, procs)
-        gens = start_loadgens(
-            kids,
-            [{"mode": "fanout", "port": srv.port, "count": 4 * n, "prefix": f"g{k}-"} for k, n in enumerate(per) if n],
-        )
+        per = split(connections // group, procs)
+        # The echo's clients send the payload themselves; the floor's send a small act (the
+        # server holds the payload) and name their groups, which must differ between processes.
+        specs = [
+            {"mode": kind, "port": srv.port, "count": group * n}
+            | ({"prefix": f"g{k}-"} if fanout else {"payload": payload})
+            for k, n in enumerate(per)
+            if n
+        ]
+        gens = start_loadgens(kids, specs)
         for g in gens:
             read_event(g, "seated")
         res = measured_run(srv, gens, warmup, seconds)
@@ -1281,8 +1283,8 @@ def run(args: argparse.Namespace) -> None:
         payload = dict(main.get("sample") or {})
         payload.pop("id", None)
         if not args.no_echo and payload:
-            echo = echo_scenario(
-                kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            echo = reference_scenario(
+                kids, tmp, "echo", main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
             )
             print(
                 f"\nECHO BASELINE: bare asyncio msgpack echo server (unpack + pack + write), "
@@ -1303,8 +1305,15 @@ def run(args: argparse.Namespace) -> None:
                 f"(CPU per action / CPU per trip = {main['cpu_per_action_us'] / echo['cpu_per_action_us']:.1f}x;"
                 f" one action = 1 frame in, 1 ok + 4 states out)"
             )
-            floor = fanout_scenario(
-                kids, tmp, main["connections"], args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            floor = reference_scenario(
+                kids,
+                tmp,
+                "fanout",
+                main["connections"],
+                args.client_procs,
+                payload,
+                min(args.warmup, 3.0),
+                args.seconds,
             )
             print(
                 f"\nFLOOR: a fan-out server that does the least this protocol needs per action (unpack an act, "
@@ -1355,8 +1364,8 @@ def run(args: argparse.Namespace) -> None:
             print_game(title, p99[mode])
         floor_p99 = None
         if "playing" in p99 and floor is not None:
-            floor_p99 = fanout_scenario(
-                kids, tmp, p99_conns, args.client_procs, payload, min(args.warmup, 3.0), args.seconds
+            floor_p99 = reference_scenario(
+                kids, tmp, "fanout", p99_conns, args.client_procs, payload, min(args.warmup, 3.0), args.seconds
             )
             print(
                 f"  the floor (fan-out server) over {p99_conns} connections in groups of 4: "
