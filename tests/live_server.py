@@ -1,5 +1,6 @@
 """The real server, ``python -m server``, as a child process on 127.0.0.1: for the tests that need
-a whole server process, the browser tests (tests/web) and the restart tests (tests/durability).
+a whole server process: the browser tests (tests/web), the restart tests (tests/durability) and
+the terminal client's resume after a server restart (tests/client/cli/test_terminal_resume.py).
 
 A :class:`LiveServer` keeps one port and one database file for its life, so that a server that
 was killed or stopped starts again where its clients (and their reconnects) find it. Its methods
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -41,14 +42,17 @@ class LiveServer:
     """The real server (``python -m server``) in a child process on 127.0.0.1:port.
 
     The command line is ``--host 127.0.0.1 --port PORT --db DB --no-advertise`` and then
-    ``options``. The port is chosen once (a free one) and kept by every start, as is ``db``.
-    Every start appends the server's stderr to ``stderr_path``; every stdout line of every start
-    is kept in :attr:`output`."""
+    ``options``; its environment is this process's plus ``env``. The port is chosen once (a free
+    one) and kept by every start, as is ``db``. Every start appends the server's stderr to
+    ``stderr_path``; every stdout line of every start is kept in :attr:`output`."""
 
-    def __init__(self, db: Path, stderr_path: Path, options: Sequence[str] = ()) -> None:
+    def __init__(
+        self, db: Path, stderr_path: Path, options: Sequence[str] = (), *, env: Mapping[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.db = db
         self.options = tuple(options)
+        self.env = dict(env or {})
         self.url = f"http://{HOST}:{self.port}/"
         self.output: list[str] = []  # every stdout line of every start, the first ones included
         self._stderr_path = stderr_path
@@ -99,7 +103,8 @@ class LiveServer:
                 text=True,
                 encoding="utf-8",
                 errors="replace",
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"},  # it prints a QR code
+                # UTF-8 whatever the locale: it prints a QR code.
+                env={**os.environ, **self.env, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"},
             )
         self._proc = proc
         assert proc.stdout is not None

@@ -10,11 +10,8 @@ a message; nothing waits a guessed amount of time.
 
 from __future__ import annotations
 
-import os
+import asyncio
 import signal
-import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +19,10 @@ import pytest
 
 from client.sdk import Client
 from server.app import App
+from tests.live_server import HOST, LiveServer
 from tests.server.client import TestClient
 
-from tests.client.cli.terminal import ROOT, SHITHEAD, Terminal, messages_of, until
+from tests.client.cli.terminal import SHITHEAD, Terminal, messages_of, until
 
 
 def seat_of(app: App, table: int, name: str) -> Any:
@@ -82,12 +80,6 @@ async def test_a_guest_quits_and_is_back_through_the_kept_token(
     assert not (tmp_path / "seats.json").exists()  # the flag wins over $SHITHEAD_SEATS_FILE
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
 async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
     tmp_path: Path, terminal: Terminal, stop: signal.Signals
@@ -95,42 +87,24 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
     """The server dies (kill -9) or stops (SIGTERM: the client says why, once) mid-game and is
     started again on the same database and port: the running client counts down, reconnects
     and is back in its seat with no key pressed."""
-    port, db = _free_port(), tmp_path / "server.sqlite3"
-
-    def start_server() -> subprocess.Popen[str]:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--db",
-                str(db),
-                "--restart-grace",
-                "5",
-            ],
-            cwd=ROOT,
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=open(tmp_path / "server.log", "a"),
-            env={**os.environ, "SHITHEAD_NO_UVLOOP": "1"},
-        )
-        assert proc.stdout is not None and "listening" in proc.stdout.readline()
-        return proc
-
-    server = start_server()
+    server = LiveServer(
+        tmp_path / "server.sqlite3",
+        tmp_path / "server.stderr",
+        ["--restart-grace", "5"],
+        env={"SHITHEAD_NO_UVLOOP": "1"},
+    )
+    # Started in a thread (it blocks until the server listens), as is every wait for it below,
+    # so that this loop goes on reading the terminal and serving bob meanwhile.
+    await asyncio.to_thread(server.start)
     bob = None
     watching = None
     try:
-        bob = await Client.connect("127.0.0.1", port, backoff_max=0.3)
+        bob = await Client.connect(HOST, server.port, backoff_max=0.3)
         watching = messages_of(bob, terminal.changes)  # summaries and reconnects
         await bob.login("bob", guest=True)
         t = await bob.create_table("evening", "classic", 2, action_seconds=600)
         await bob.join(t, 1)
-        terminal.run(SHITHEAD, f"127.0.0.1:{port}", "--name", "alice", "--guest")
+        terminal.run(SHITHEAD, f"{HOST}:{server.port}", "--name", "alice", "--guest")
         await until(terminal.changes, lambda: "Lobby" in terminal.screen(), what="the lobby")
         terminal.keys(f"join {t}", "Enter")
         await until(terminal.changes, lambda: t in bob.summaries and bob.summaries[t]["free"] == 0, what="alice sits")
@@ -138,14 +112,14 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
         await until(terminal.changes, lambda: "Setup" in terminal.screen(), what="the game on alice's screen")
 
         server.send_signal(stop)
-        assert server.wait() == (0 if stop == signal.SIGTERM else -signal.SIGKILL)
+        assert await asyncio.to_thread(server.wait) == (0 if stop == signal.SIGTERM else -signal.SIGKILL)
         await until(terminal.changes, lambda: "reconnecting in" in terminal.screen(), what="the countdown")
         assert "clock paused" in terminal.screen()  # no turn clock counting down meanwhile
         if stop == signal.SIGTERM:
             await until(
                 terminal.changes, lambda: "The server is stopping (SIGTERM)" in terminal.screen(), what="the reason"
             )
-        server = start_server()
+        await asyncio.to_thread(server.start)
 
         def alice_back() -> bool:
             seats = bob.summaries[t]["seats"] if t in bob.summaries else []
@@ -168,5 +142,5 @@ async def test_the_running_client_returns_to_its_seat_after_a_server_kill(
             await bob.close()
         if watching is not None:
             await watching
-        server.kill()
-        server.wait()
+        if server.running:
+            server.kill()
