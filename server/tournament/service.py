@@ -125,7 +125,8 @@ class TournamentService:
         self.sessions: dict[tuple[int, str], Session] = {}
         # table id -> tournament id, for the tables of running games.
         self.table_owner: dict[int, int] = {}
-        # tournament id -> starts waiting for a registration (see _start_when_bots_are_in).
+        # tournament id -> starts waiting for a registration (see _start_when_bots_are_in); a
+        # tournament is here only while a start waits for it.
         self._registering: dict[int, list[asyncio.Future[None]]] = {}
 
     def register_handlers(self, handlers: Handlers) -> None:
@@ -249,14 +250,18 @@ class TournamentService:
     async def _start_when_bots_are_in(self, t: Tournament, msg: StartTournament) -> Ok:
         """Wait until the tournament's bundled bots have registered, then start it as
         :meth:`_start` would have at once; refused (NOT_ENOUGH_PLAYERS, naming them) if they
-        have not within :data:`HOUSE_REGISTER_SECONDS`, rather than scheduled without them."""
+        have not within :data:`HOUSE_REGISTER_SECONDS`, rather than scheduled without them.
+        However it ends (started, refused, cancelled), it leaves nothing in ``_registering``."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + HOUSE_REGISTER_SECONDS
         while self._bots_not_in(t) and (left := deadline - loop.time()) > 0:
             registered: asyncio.Future[None] = loop.create_future()
             self._registering.setdefault(t.id, []).append(registered)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(registered, left)
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(registered, left)
+            finally:
+                self._stop_waiting(t.id, registered)
         if missing := self._bots_not_in(t):
             raise TableError(
                 ErrorCode.NOT_ENOUGH_PLAYERS,
@@ -275,6 +280,16 @@ class TournamentService:
         loop.call_soon(follow_up)
         assert isinstance(reply.answer, Ok)
         return reply.answer
+
+    def _stop_waiting(self, tid: int, registered: asyncio.Future[None]) -> None:
+        """Take ``registered`` out of ``_registering``, and the tournament once none is left.
+        A registration that resolved it has taken the whole list already; another start may
+        have put a new list there since, without it."""
+        waiting = self._registering.get(tid)
+        if waiting is not None and registered in waiting:
+            waiting.remove(registered)
+            if not waiting:
+                del self._registering[tid]
 
     def _start(self, t: Tournament, msg: StartTournament) -> Reply:
         try:

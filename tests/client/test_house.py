@@ -19,6 +19,7 @@ import pytest
 
 from client.house import HouseBots
 from client.sdk import ServerError
+from protocol.messages import StartTournament
 from server.app import App
 from server.tournament import service
 from tests.server.client import TestClient, make_table
@@ -212,11 +213,20 @@ async def test_a_start_before_the_bundled_bots_are_in_waits_for_them(make_app: A
     host.go.set()
     answer = await olga.recv_until("ok", timeout=20)
     assert answer["id"] == 900
+    assert app.tournaments._registering == {}  # the answered start waits no more
     over = await olga.recv_until("tournament_over", timeout=60)
     assert sorted(r["name"] for r in over["info"]["standings"]) == ["greedy", "random"]
     assert all(r["games"] == 2 for r in over["info"]["standings"])
     await olga.close()
     await other.close()
+
+
+async def stuck_tournament(app: App) -> tuple[TestClient, int]:
+    """olga and her open tournament, whose bundled bots (greedy, random) never register."""
+    olga = await person(app, "olga")
+    created = {"type": "create_tournament", "name": "stuck", "preset": "classic", "seats": 2, "games": 2}
+    tid = (await olga.ok({**created, "bots": ["greedy", "random"]}, "tournament_created"))["tournament"]
+    return olga, tid
 
 
 async def test_bundled_bots_that_never_register_are_named_in_the_refusal(
@@ -226,12 +236,36 @@ async def test_bundled_bots_that_never_register_are_named_in_the_refusal(
     NOT_ENOUGH_PLAYERS naming them (in an open tournament too, which would otherwise be
     scheduled without them)."""
     monkeypatch.setattr(service, "HOUSE_REGISTER_SECONDS", 0.2)
-    host = SlowHouse()
-    app = await make_app(bots=host)
-    olga = await person(app, "olga")
-    created = {"type": "create_tournament", "name": "stuck", "preset": "classic", "seats": 2, "games": 2}
-    tid = (await olga.ok({**created, "bots": ["greedy", "random"]}, "tournament_created"))["tournament"]
+    app = await make_app(bots=SlowHouse())
+    olga, tid = await stuck_tournament(app)
     refused = await olga.request({"type": "start_tournament", "tournament": tid})
     assert refused["type"] == "error" and refused["code"] == "NOT_ENOUGH_PLAYERS", refused
     assert "greedy" in refused["message"] and "random" in refused["message"]
+    await olga.close()
+
+
+async def test_a_timed_out_start_leaves_no_waiter_behind(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start refused because the bundled bots did not register in time takes its wait out of
+    the service: nothing is left waiting for the tournament's registrations."""
+    monkeypatch.setattr(service, "HOUSE_REGISTER_SECONDS", 0.2)
+    app = await make_app(bots=SlowHouse())
+    olga, tid = await stuck_tournament(app)
+    refused = await olga.request({"type": "start_tournament", "tournament": tid})
+    assert refused["type"] == "error" and refused["code"] == "NOT_ENOUGH_PLAYERS", refused
+    assert app.tournaments._registering == {}
+    await olga.close()
+
+
+async def test_a_cancelled_start_leaves_no_waiter_behind(make_app: Any) -> None:
+    """A waiting start that is cancelled (nothing in the server cancels one today: this is the
+    service's own contract) takes its wait out of the service too."""
+    app = await make_app(bots=SlowHouse())
+    olga, tid = await stuck_tournament(app)
+    t = app.tournaments.tournaments[tid]
+    waiting = asyncio.create_task(app.tournaments._start_when_bots_are_in(t, StartTournament(id=1, tournament=tid)))
+    await until_server(olga, lambda: bool(app.tournaments._registering.get(tid)))
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert app.tournaments._registering == {}
     await olga.close()
