@@ -75,6 +75,10 @@ class LoginOptions:
         reconnect: let the SDK reconnect and take the seats back after a lost connection (a
             one-time login, as the server gives its own bots, cannot reconnect).
         client_name: the name the client gives in ``hello`` (it appears in the server's log).
+        states: ``"turns"`` (the default): the seat gets only the states it must act on, plus
+            its games' first and last, each with every event since the one before (PROTOCOL.md
+            §6), which is all :class:`~client.bot_runner.BotRunner` and the bots need, at a
+            quarter of the reading in a 4-seat game; ``"all"``: a state after every change.
         client_options: further keyword arguments of :meth:`client.sdk.Client.connect`.
     """
 
@@ -87,6 +91,7 @@ class LoginOptions:
     mode: str = "msgpack"
     reconnect: bool = True
     client_name: str = "shithead-bot"
+    states: str = "turns"
     # (Mappings are left out of the hash, so that the frozen options stay hashable.)
     client_options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
@@ -159,6 +164,7 @@ async def connect_bot(login: LoginOptions) -> Client:
         mode=login.mode,
         client_name=login.client_name,
         reconnect=login.reconnect,
+        states=login.states,
         **login.client_options,
     )
     guest = login.password is None if login.guest is None else login.guest

@@ -102,6 +102,7 @@ from protocol.messages import (
     Resume,
     Start,
     State,
+    StateMode,
     Tables,
     TableCreated,
     TableUpdate,
@@ -155,11 +156,15 @@ class Client:
         rate_limit_retries: int = 5,
         keepalive: float | None = None,
         timeout: float = 30.0,
+        states: StateMode | str = StateMode.ALL,
     ) -> None:
         self.host, self.port, self.mode, self.client_name = host, port, Mode(mode), client_name
         self.reconnect, self.reconnect_for, self.reconnect_attempts = reconnect, reconnect_for, reconnect_attempts
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
         self.rate_limit_retries, self.keepalive, self.timeout = rate_limit_retries, keepalive, timeout
+        #: Which states the seats of this client get (``hello.states``, PROTOCOL.md §6): every
+        #: one, or with ``turns`` only those it must act on (with the events in between).
+        self.state_mode = StateMode(states)
         self.welcome: Welcome | None = None  #: The last ``welcome`` (None before the handshake).
         self.logged_in: LoggedIn | None = None  #: The last ``logged_in``, or None before login.
         self.states: dict[int, State] = {}  #: The latest ``state`` per table id.
@@ -200,7 +205,7 @@ class Client:
         constructor's keyword arguments (``reconnect_for``: seconds to keep reconnecting after
         a drop, default from ``welcome.limits``; ``reconnect_attempts``: a cap on the attempts,
         default none; ``backoff_initial``, ``backoff_max``, ``rate_limit_retries``,
-        ``keepalive``, ``timeout``). Raises
+        ``keepalive``, ``timeout``, ``states``: ``"turns"`` for turn states). Raises
         ``OSError`` when the server cannot be reached (no retry: reconnecting only applies
         once a connection has been made), :class:`ServerError` when it refuses the handshake,
         ``TimeoutError`` after ``timeout`` seconds."""
@@ -561,7 +566,10 @@ class Client:
                 lambda: Wire(conn, self._on_data, self._on_lost), self.host, self.port
             )
             self._wire = wire
-            pending = self._send(Hello, {"version": PROTOCOL_VERSION, "client": self.client_name}, None, internal=True)
+            hello = {"version": PROTOCOL_VERSION, "client": self.client_name}
+            if self.state_mode != StateMode.ALL:  # (a field older servers do not know: only when asked)
+                hello["states"] = self.state_mode
+            pending = self._send(Hello, hello, None, internal=True)
             self.welcome = _expect(await pending.future, Welcome)
         self._limit_output()
         if self._keepalive_task is None:

@@ -8,6 +8,7 @@ validates and encodes them by those declarations.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 from .fields import INT64_MAX, Kind, fld, item
 from .message_base import (
@@ -24,6 +25,7 @@ from .message_base import (
 from .payloads import RuleOptions
 
 __all__ = [
+    "TURN_STATES_MAX_EVENTS",
     "Act",
     "AddBot",
     "Chat",
@@ -42,8 +44,24 @@ __all__ = [
     "Resume",
     "Start",
     "StartTournament",
+    "StateMode",
     "Watch",
 ]
+
+
+class StateMode(StrEnum):
+    """Which ``state`` messages a connection's seats receive (``hello.states``)."""
+
+    ALL = "all"
+    """After every change at the table (the default)."""
+    TURNS = "turns"
+    """Only when the seat must act, when its game ends, and when ``TURN_STATES_MAX_EVENTS``
+    events are waiting; each carries every event since the seat's previous state."""
+
+
+TURN_STATES_MAX_EVENTS = 100
+"""In ``turns`` mode a seat is sent a state once this many events wait for it, so that no
+state grows without bound (a seat that is out watches the others play to the end)."""
 
 
 @wire_message
@@ -55,6 +73,12 @@ class Hello(Message):
     id: int = request_id()
     version: int = fld(Kind.INT, lo=1, hi=1000, doc="Protocol version; this server speaks 1.")
     client: str | None = fld(Kind.STR, default=None, max_len=64, plain=True, doc="Client name and version, for logs.")
+    states: StateMode | None = fld(
+        Kind.STR,
+        default=None,
+        enum=StateMode,
+        doc="Which states this connection's seats get: all (the default) or turns (section 6).",
+    )
 
 
 @wire_message

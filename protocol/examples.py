@@ -248,7 +248,7 @@ EXAMPLES: dict[str, Message] = {
             "restart_grace": 30.0,
             "max_output_buffer": 4194304,
         },
-        capabilities=("json_lines", "resume", "clocks", "spectators", "records"),
+        capabilities=("json_lines", "resume", "clocks", "spectators", "records", "turn_states"),
         password_required=False,
     ),
     "logged_in": LoggedIn(id=2, name="alice", guest=False, bot=False),

@@ -50,6 +50,8 @@ from .client_messages import (
     Resume,
     Start,
     StartTournament,
+    TURN_STATES_MAX_EVENTS,
+    StateMode,
     Watch,
 )
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
@@ -97,6 +99,7 @@ from .server_messages import (
 )
 
 __all__ = [
+    "TURN_STATES_MAX_EVENTS",
     "C2S",
     "EXAMPLES",
     "MAX_ID",
@@ -138,6 +141,7 @@ __all__ = [
     "Seated",
     "Start",
     "StartTournament",
+    "StateMode",
     "State",
     "TableCreated",
     "TableUpdate",

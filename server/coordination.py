@@ -29,6 +29,9 @@ class Session(Protocol):
     guest: bool
     house: str | None
     """The kind of bundled bot (``greedy``...) when the server itself runs this player."""
+    turn_states: bool
+    """Its seats get a state only when they must act, when the game ends, or when
+    ``TURN_STATES_MAX_EVENTS`` events wait (``hello.states: turns``)."""
 
 
 class TableError(Exception):

@@ -19,7 +19,7 @@ from typing import Any
 
 from protocol.connection import check_version
 from protocol.errors import ErrorCode, RemoteProtocolError
-from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message, Ping, Pong, Welcome
+from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message, Ping, Pong, StateMode, Welcome
 from protocol.payloads import WelcomeLimits
 from server.config import ServerConfig
 from server.coordination import TableError
@@ -118,13 +118,14 @@ class Dispatcher:
                 check_version(msg)
             except RemoteProtocolError as exc:
                 raise TableError(exc.code, exc.message) from None
+            s.turn_states = msg.states == StateMode.TURNS
             return Reply(
                 Welcome(
                     id=msg.id,
                     version=PROTOCOL_VERSION,
                     server=SERVER_NAME,
                     limits=self.public_limits(),
-                    capabilities=["json_lines", "resume", "clocks", "spectators", "records"],
+                    capabilities=["json_lines", "resume", "clocks", "spectators", "records", "turn_states"],
                     password_required=self.config.password is not None,
                 )
             )

@@ -102,6 +102,8 @@ class ClientSession(asyncio.Protocol):
         self.guest = False
         self.house: str | None = None
         """The bot's kind when logged in as one of this server's bundled bots."""
+        self.turn_states = False
+        """``hello.states`` was ``turns``: this connection's seats get only the states they act on."""
         self.logged_in = False
         # While an answer is prepared off the event loop's turn (login, a record from disk, a
         # bot taking its seat), later requests wait here so that answers keep their order.

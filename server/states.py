@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from protocol.messages import Message, State
+from protocol.messages import TURN_STATES_MAX_EVENTS, Message, State
 from protocol.payloads import Clock, Event, View
 from server.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
 from server.engine import Game
@@ -84,6 +84,8 @@ class StateBuilder:
         """The whole state for ``seat`` (None: a watcher), sent to one recipient (a player who
         comes back, a new watcher); ``turn_ends``: when the clock of a seat to act runs out,
         before its bank."""
+        if seat is not None and (st := seats[seat]) is not None:
+            st.waiting = []  # the snapshot is the whole state: earlier events are moot
         view = public_view(game, players=[p.value for p in self.players(game, seats)])
         view.update(seat_part(game, seat))
         running = view["clocks"] = clocks(game.to_act(), seats, turn_ends, now)
@@ -132,6 +134,9 @@ class StateBuilder:
             public,
             players,
         )
+        # Turn states too go to every seat at a game's first and last state (a bot starts and
+        # ends its game on them); in between only to the seats that must act.
+        everyone = game.is_over() or (bool(events) and events[0]["kind"] == "game_start")
         for i, s in enumerate(seats):
             if s is None:
                 continue
@@ -141,8 +146,20 @@ class StateBuilder:
             if legal != s.legal or i == acted:
                 s.legal = legal
                 s.acted_seq = seq
-            if s.session is None:
+            session = s.session
+            if session is None:
                 continue
+            seat_change = change
+            if session.turn_states:
+                # Turn states: only what the seat must act on, or enough events to keep a state
+                # small; the events in between wait for it and go with its next state, in order.
+                if not legal and not everyone and len(s.waiting) + len(events) < TURN_STATES_MAX_EVENTS:
+                    s.waiting.extend(events)
+                    continue
+                if s.waiting:
+                    s.waiting.extend(events)
+                    seat_change = StateChange({**change.common, "events": s.waiting}, public, players)
+                    s.waiting = []
             # The hand's rank groups determine its cards; legal tuples are cached by the engine.
             key = (tuple(game.groups[i].values()), legal)
             part = s.part
@@ -152,7 +169,7 @@ class StateBuilder:
                 s.part_key = key
                 s.sent = (own_part["legal"], legal)
             own = {"deadline": left[i]} if i in left else {}
-            out.append((s.session, StateOut(change, own, part)))
+            out.append((session, StateOut(seat_change, own, part)))
         if watchers:
             item = StateOut(change, {}, _WATCHER_PART)
             for w in watchers:

@@ -105,6 +105,7 @@ class _Director:
     bot = False
     guest = False
     house: str | None = None
+    turn_states = False
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -20,7 +20,7 @@ from client.runner import BotRunner
 from client.sdk import Client, ClientClosed, ConnectionLost, HeldSeat, ServerError
 from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.errors import LocalProtocolError
-from protocol.messages import ChatMessage, Error, GameOver, GoingAway, Message, State, TableUpdate, Welcome
+from protocol.messages import ChatMessage, Error, GameOver, GoingAway, Message, State, TableUpdate, Watch, Welcome
 from server.app import App
 from server.config import Limits
 from tests.client.helpers import Recorder, check_places, next_message, of_type, run_all, seat_runners
@@ -441,3 +441,44 @@ async def test_ctrl_c_stops_the_command_cleanly(server: App) -> None:
     assert proc.returncode == 130
     err = b"".join(seen)
     assert b"Traceback" not in err and b"stopped" in err
+
+
+@pytest.mark.parametrize("states", ["turns", "all"])
+async def test_the_client_asks_for_turn_states_in_hello(server: App, connect: Any, states: str) -> None:
+    """``states="turns"`` goes out in hello (the server's session notes it); the default asks
+    for nothing, so that a server that predates the field still accepts the hello."""
+    c = await connect(server, "ann", states=states)
+    assert c.state_mode == states
+    [session] = [s for s in server.sessions if s.name == "ann"]
+    assert session.turn_states is (states == "turns")
+
+
+async def test_bots_on_turn_states_see_every_event_in_a_fraction_of_the_states(server: App, connect: Any) -> None:
+    """Four runners whose clients ask for turn states finish a series of two games; each bot is
+    given every event a watcher of the table reads (which gets every state), in order, in far
+    fewer states."""
+    bots = [Recorder(random.Random(i)) for i in range(4)]
+    table, runners = await seat_runners(
+        connect, server, bots, games=2, seed=3, options={"max_actions": 1500}, states="turns"
+    )
+    watcher = await connect(server, "watcher")
+    await watcher.request(Watch, table=table)
+    watched: list[State] = []
+
+    async def watch() -> None:
+        async for msg in watcher.messages():
+            if isinstance(msg, State):
+                watched.append(msg)
+            elif isinstance(msg, GameOver) and msg.number == 2:
+                return
+
+    watching = asyncio.create_task(watch())
+    stats = await run_all(runners)
+    check_places(stats, 2)
+    async with asyncio.timeout(10):
+        await watching
+    events = [e for s in watched for e in s.events]
+    assert [e["kind"] for e in events].count("game_start") == 2
+    for bot in bots:
+        assert bot.events == events
+        assert bot.choices > 0 and bot.observed < len(watched) / 2

@@ -97,7 +97,11 @@ def _read_only(db: Path, problem: str) -> None:
     # root may write anything: the server runs as nobody instead (forked, with every module it
     # needs already imported, since the interpreter's own files may not be readable by nobody).
     import server.__main__ as entry
-    import client.house  # noqa: F401  (imported by the server at start)
+
+    # What serve() imports when it starts (the browser client's package brings segno, which
+    # imports gzip): imported here, or the test depends on what earlier tests happened to import.
+    import client.house_process  # noqa: F401
+    import client.web  # noqa: F401
 
     read, write = os.pipe()
     pid = os.fork()

@@ -24,6 +24,7 @@ class Fake:
     bot: bool = False
     guest: bool = True
     house: str | None = None
+    turn_states: bool = False
 
 
 def table(seats: int = 2, **kw: Any) -> Table:
