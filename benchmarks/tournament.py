@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.bots import make_bot  # noqa: E402
+from client.eventloop import use_uvloop_if_installed  # noqa: E402
 from client.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
 from server.engine import Series, event_to_dict, make_rules, parse_action  # noqa: E402
 from server.engine.view import view_for  # noqa: E402
@@ -42,7 +43,11 @@ PARTICIPANTS = [("random", "random"), ("greedy", "greedy"), ("random-2", "random
 
 
 def in_process(games: int, seed: int) -> tuple[float, int, int]:
-    """Play the tournament's schedule through the engine; returns (seconds, games, actions)."""
+    """Play the tournament's schedule through the engine; returns (seconds, games, actions).
+
+    Each bot is given what its client gets over the wire with turn states (PROTOCOL.md §6, as
+    the organiser's bots ask for): a view at the game's first state, whenever it must act and
+    at the end, each with every event since its previous one."""
     rules = make_rules("classic", {})
     kinds = dict(PARTICIPANTS)
     specs = schedule([n for n, _ in PARTICIPANTS], table_size=4, games=games, master_seed=seed)
@@ -51,17 +56,23 @@ def in_process(games: int, seed: int) -> tuple[float, int, int]:
     for spec in specs:
         game = Series(rules, 4, seed=spec.seed).start_game()  # dealt exactly as a table with that seed
         bots = [make_bot(kinds[name], random.Random(f"{seed}:{name}:{spec.number}")) for name in spec.seats]
-        events: list[dict] = []
+        waiting: list[list[dict]] = [[] for _ in bots]
         for s, bot in enumerate(bots):
-            bot.on_game_start(view_for(game, s))
+            view = view_for(game, s)
+            bot.on_game_start(view)
+            bot.observe(view, [])
         while not game.is_over():
-            for s, bot in enumerate(bots):
-                bot.observe(view_for(game, s), events)
             seat = game.to_act()[0]
             view = view_for(game, seat)
+            bots[seat].observe(view, waiting[seat])
+            waiting[seat] = []
             text = bots[seat].choose(view)
             events = [event_to_dict(e) for e in game.apply(seat, parse_action(text))]
+            for w in waiting:
+                w.extend(events)
             actions += 1
+        for s, bot in enumerate(bots):
+            bot.observe(view_for(game, s), waiting[s])
     return time.perf_counter() - began, len(specs), actions
 
 
@@ -130,6 +141,7 @@ def main() -> None:
         f"duplicate deals, master seed {args.seed}"
     )
     secs_i, games_i, acts_i = in_process(args.games, args.seed)
+    use_uvloop_if_installed()  # as shithead-tournament does for its organiser's bots
     print(
         f"in-process (engine only):  {games_i / secs_i:8.1f} games/s  {acts_i / secs_i:9,.0f} actions/s  "
         f"({games_i} games, {acts_i:,} actions in {secs_i:.1f} s)"

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from client.bot import Bot
 from client.bot_runner import BotRunner, RunStats
 from client.bots import bot_names, make_bot, thinks_in_thread
+from client.eventloop import use_uvloop_if_installed
 from client.hosting import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
     if bot is None:
         bot = make_bot(args.bot)
     name = args.name or f"{bot.name}-{random.randrange(1000, 10000)}"
+    use_uvloop_if_installed()
     try:
         if args.tournament is not None:
             # One fresh bot per tournament table: bots keep memory per game.

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from client.bots import bot_names
+from client.eventloop import use_uvloop_if_installed
 from client.programs import PLACEHOLDERS, command_argv
 from client.tournament.organiser import (
     NAME_RE,
@@ -189,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"output in {out}/  (resume with: shithead-tournament --resume {out})", flush=True)
     with ExitStack() as stack:
         progress = _progress(stack, plan)
+        use_uvloop_if_installed()  # the organiser's bots read states all the time
         try:
             results = asyncio.run(
                 run(

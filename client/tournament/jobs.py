@@ -37,6 +37,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Protocol
 
+from client.eventloop import use_uvloop_if_installed
 from client.programs import LocalServer
 from client.tournament.plan import Plan
 from client.tournament.play import Crashes, PlayedGame, play_on_server
@@ -286,6 +287,7 @@ def worker_main() -> int:
             plan, games, on_game=lambda game: send("game", asdict(game)), log_dir=Path(job["log_dir"])
         )
 
+    use_uvloop_if_installed()  # the worker's bots read states all the time
     try:
         crashes = asyncio.run(play())
     except asyncio.CancelledError:  # SIGTERM: the organiser stopped the job
