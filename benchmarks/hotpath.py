@@ -7,7 +7,7 @@ and the kernel: the Python cost of one action (decode the act, apply it, build a
 frames). Prints microseconds per action (best and median of ``--repeat`` runs) and, with
 ``--profile``, where the time goes.
 
-    .venv/bin/python benchmarks/hotpath.py [--actions 20000] [--repeat 5] [--profile]
+    .venv/bin/python benchmarks/hotpath.py [--actions 20000] [--repeat 5] [--profile] [--turn-states]
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def frame(msg: dict[str, Any]) -> bytes:
     return _HDR.pack(len(body)) + body
 
 
-async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTransport]]]]:
+async def build(tables: int, turn_states: bool = False) -> tuple[App, list[list[tuple[ClientSession, FakeTransport]]]]:
     tmp = tempfile.mkdtemp()
     app = App(
         ServerConfig(
@@ -92,7 +92,10 @@ async def build(tables: int) -> tuple[App, list[list[tuple[ClientSession, FakeTr
             s = ClientSession(app)
             tr = FakeTransport()
             s.connection_made(tr)  # type: ignore[arg-type]
-            s.data_received(frame({"type": "hello", "id": 1, "version": 1}))
+            hello = {"type": "hello", "id": 1, "version": 1}
+            if turn_states:
+                hello["states"] = "turns"
+            s.data_received(frame(hello))
             s.data_received(frame({"type": "login", "id": 2, "name": f"t{t}p{i}", "guest": True}))
             seats.append((s, tr))
         while not all(s.logged_in for s, _ in seats):  # logins run as tasks
@@ -159,7 +162,7 @@ async def run(app: App, tables: list[list[tuple[ClientSession, FakeTransport]]],
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    app, tables = await build(args.tables)
+    app, tables = await build(args.tables, args.turn_states)
     await run(app, tables, args.warmup)
     results = []
     sent0 = sum(tr.bytes for seats in tables for _, tr in seats)
@@ -172,7 +175,8 @@ async def main_async(args: argparse.Namespace) -> None:
             prof.disable()
         results.append(secs / n * 1e6)
     print(
-        f"hot path, {args.tables} classic 4-seat tables, first legal action: "
+        f"hot path, {args.tables} classic 4-seat tables{' on turn states' if args.turn_states else ''}, "
+        "first legal action: "
         f"best {min(results):.1f} us/action, median {statistics.median(results):.1f} us "
         f"({args.repeat} x {args.actions} actions; no sockets, no event loop); "
         f"{(sum(tr.bytes for seats in tables for _, tr in seats) - sent0) / (args.repeat * args.actions):,.0f} "
@@ -190,6 +194,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=2000, help="actions played before measuring")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument(
+        "--turn-states", action="store_true", help="the clients ask for turn states (hello.states: turns), as bots do"
+    )
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--sort", default="tottime", help="pstats sort key for --profile (tottime, cumulative)")
     args = ap.parse_args()

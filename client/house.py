@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from client.bots import bot_names, make_bot, thinks_in_thread
@@ -102,6 +102,9 @@ class HouseBots:
         )
         task = self._spawn(coro, name)
         await self._until(task, registered, f"{name} stopped before registering")
+
+    def on_lost(self, callback: Callable[[], None]) -> None:
+        """Never called: these bots live in the server's own process and go only with it."""
 
     async def stop(self) -> None:
         """Stop every bot; each closes its connection as it ends."""

@@ -15,9 +15,9 @@ each on its standard output when the bot sits or has registered: ``{"id": N, "re
 ``{"id": N, "error": "why"}``. Its log goes to the server's standard error. When its standard
 input ends (the server stops, or dies, even by SIGKILL) it stops every bot and exits.
 
-If the child dies, the requests it had not answered fail, the bots it ran leave their seats
-like any client whose connection drops (their tables play on; the owner can hand a seat to a
-bot again), and the next request starts a new child.
+If the child dies, the requests it had not answered fail and its bots' connections drop; the
+server (told through :meth:`HouseProcess.on_lost`) starts them again, which starts a new child,
+and each takes its seat back with a new token, as after a restart of the server.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from client.bots import bot_names
@@ -57,6 +57,7 @@ class HouseProcess:
         self._next_id = 1
         self._lock = asyncio.Lock()
         self._stopping = False
+        self._on_lost: Callable[[], None] | None = None
 
     @staticmethod
     def _default_argv() -> list[str]:
@@ -80,6 +81,11 @@ class HouseProcess:
     def names(self) -> Sequence[str]:
         """The bots this host runs: every bundled bot."""
         return bot_names()
+
+    def on_lost(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the child dies while the server is not stopping (every bot
+        it ran is then gone; the server starts them again, in a new child)."""
+        self._on_lost = callback
 
     async def seat(
         self,
@@ -177,11 +183,13 @@ class HouseProcess:
             else:
                 reply.set_result(answer.get("result"))
         code = await proc.wait()
-        if not self._stopping:
-            log.error("the bots' process exited (status %s); its bots have left their seats", code)
         for reply in self._pending.values():
             if not reply.done():
                 reply.set_exception(RuntimeError(f"the bots' process exited (status {code})"))
+        if not self._stopping:
+            log.error("the bots' process exited (status %s); its bots have left their seats", code)
+            if self._on_lost is not None:
+                self._on_lost()
 
 
 def _closed(proc: asyncio.subprocess.Process) -> bool:

@@ -93,6 +93,12 @@ STORAGE_RETRY = 1.0
 _WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, CreateTournament, Register, StartTournament})
 
 
+HOUSE_LOSSES = 3
+HOUSE_LOSS_WINDOW = 60.0
+"""The bundled bots are started again after their process dies, at most :data:`HOUSE_LOSSES`
+times within this many seconds."""
+
+
 class App:
     """The server: sessions, tables, storage. See the module docstring."""
 
@@ -115,6 +121,7 @@ class App:
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.stopping = False
+        self._house_losses: list[float] = []  # when the bots' process died lately (monotonic)
         self.hosted = HostedBots(bots, address=lambda: (self.local_host, self.port), spawn=self.spawn)
         self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over)
         self.accounts = Accounts(
@@ -198,9 +205,38 @@ class App:
         )
         self._sweeper = asyncio.create_task(self._sweep())
         if self.bots is not None:
-            for t in self.lobby.reseat_house_bots():
-                durable.table_changed(t)
-            self.tournaments.restart_house_bots()
+            self._reseat_house_bots()
+            self.bots.on_lost(self._house_bots_lost)
+
+    def _reseat_house_bots(self) -> None:
+        """Start the bundled bots whose seats have no connection (after a restart, or after
+        their process died), each taking its seat back; and those of unfinished tournaments."""
+        for t in self.lobby.reseat_house_bots():
+            self._durable().table_changed(t)
+        self.tournaments.restart_house_bots()
+
+    def _house_bots_lost(self) -> None:
+        """The bots' process died: its connections are taken as closed now (the server may not
+        have read their end yet; a later connection_lost finds them gone), and the bots are
+        started again as after a restart. Not more than :data:`HOUSE_LOSSES` times in
+        :data:`HOUSE_LOSS_WINDOW` seconds: a process that keeps dying is left dead (the log says
+        so; owners can still hand seats to bots, which tries again)."""
+        if self.stopping:
+            return
+        now = time.monotonic()
+        self._house_losses = [t for t in self._house_losses if now - t < HOUSE_LOSS_WINDOW] + [now]
+        for s in [s for s in self.sessions if s.house is not None]:
+            s.abort()
+            self.disconnected(s)
+        if len(self._house_losses) > HOUSE_LOSSES:
+            log.error(
+                "the bots' process died %d times in %.0f s: its bots are not started again",
+                len(self._house_losses),
+                HOUSE_LOSS_WINDOW,
+            )
+            return
+        log.warning("starting the bundled bots again in a new process")
+        self._reseat_house_bots()
 
     def _counters(self) -> dict[str, int]:
         return {

@@ -49,6 +49,11 @@ class BotHost(Protocol):
         tables it is seated at until the tournament is over. Returns once it has registered."""
         ...
 
+    def on_lost(self, callback: Callable[[], None]) -> None:
+        """Have ``callback`` called whenever every bot it runs is gone at once without having
+        been stopped (the process they ran in died), so that the server can start them again."""
+        ...
+
     async def stop(self) -> None:
         """Stop every bot it runs."""
         ...

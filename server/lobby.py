@@ -114,9 +114,10 @@ class Lobby:
                     st.session.close()
 
     def reseat_house_bots(self) -> list[Table]:
-        """After a restart: start again the bundled bots that held seats (or sat in for absent
-        players) at tables other than a tournament's, each with a new seat token. Returns the
-        tables whose tokens changed (their snapshots must be written)."""
+        """Start again the bundled bots that held seats (or sat in for absent players) at tables
+        other than a tournament's and have no connection there (after a restart, or after their
+        process died), each with a new seat token. Returns the tables whose tokens changed (their
+        snapshots must be written)."""
         changed = []
         for t in self.tables.values():
             if t.tournament is not None:

@@ -402,6 +402,12 @@ class ClientSession(asyncio.Protocol):
             self.closing = True
             transport.abort()
 
+    def abort(self) -> None:
+        """Drop the connection at once, sending nothing more (its peer is known to be gone)."""
+        self.closing = True
+        if self.transport is not None:
+            self.transport.abort()
+
     def close(self) -> None:
         if self.held and not self.closing:
             self.close_when_released = True  # after what it was told is committed and sent

@@ -1,7 +1,8 @@
 """The server's bots in a process of their own (:class:`client.house_process.HouseProcess`), on
 a real server on 127.0.0.1: a bot added to a table plays from the child process; a refusal
-comes back with its reason; stop() ends the child and its bots; a child that dies is replaced
-by the next request; the child exits by itself when its input ends (the server was killed).
+comes back with its reason; stop() ends the child and its bots; when the child dies the server
+starts its bots again in a new one (not when it keeps dying); the child exits by itself when
+its input ends (the server was killed).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import server.app
 from client.house_process import HouseProcess
 from server.app import App
 from tests.client.test_house import person, play_first_legal_until_game_over, presence
@@ -80,22 +82,43 @@ async def test_stop_ends_the_process_and_its_bots(make_app: Any) -> None:
     await alice.close()
 
 
-async def test_a_dead_process_is_replaced_by_the_next_request(make_app: Any) -> None:
-    """The child is killed mid-game: its bot drops; the owner hands the seat to a bot again,
-    which a new child runs, and the game is played to its end."""
+async def test_a_dead_process_is_replaced_and_its_bots_take_their_seats_back(make_app: Any) -> None:
+    """The child is killed mid-game: its bot drops, and the server starts it again in a new
+    child at once, where it takes its seat back and plays the game to its end."""
     host = HouseProcess()
-    app = await make_app(bots=host, reconnect_grace=0.0)
+    app = await make_app(bots=host)
     alice, t = await game_with_a_bot(app, "greedy")
     first = host.pid
     assert first is not None
     os.kill(first, signal.SIGKILL)
     assert await host.wait() == -signal.SIGKILL
-    await alice.wait_for(lambda: presence(alice, "dropped", 1))
-    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy", "seat": 1}, "ok")
+    await alice.wait_for(lambda: presence(alice, "dropped", 1) and presence(alice, "returned", 1))
     assert host.pid is not None and host.pid != first
-    await alice.wait_for(lambda: presence(alice, "replaced", 1))
     over = await play_first_legal_until_game_over(alice, t)
     assert sorted(over["result"]["places"]) == [0, 1]
+    assert over["tally"]["timeouts"] == [0, 0]  # the bot played its turns itself, before and after
+    await alice.close()
+
+
+async def test_a_process_that_keeps_dying_is_left_dead(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After HOUSE_LOSSES deaths within the window the bots are not started again (the seat
+    stays away); the owner can still hand it to a bot, which starts a new child."""
+    monkeypatch.setattr(server.app, "HOUSE_LOSSES", 1)
+    host = HouseProcess()
+    app = await make_app(bots=host, reconnect_grace=0.0)  # (a seat away that long goes to a bot)
+    alice, t = await game_with_a_bot(app, "greedy")
+    for death in (1, 2):
+        pid = host.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert await host.wait() == -signal.SIGKILL
+        if death == 1:
+            await alice.wait_for(lambda: presence(alice, "returned", 1))
+    seat = app.tables[t].seats[1]
+    assert seat is not None and seat.session is None and host.pid is None
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy", "seat": 1}, "ok")
+    assert host.pid is not None
+    await alice.wait_for(lambda: presence(alice, "replaced", 1))
     await alice.close()
 
 

@@ -8,7 +8,7 @@ is marked as a bot, and the ``ok`` comes once it sits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from server.app import App
@@ -25,6 +25,9 @@ class FirstLegalHost:
 
     def names(self) -> Sequence[str]:
         return ["first"]
+
+    def on_lost(self, callback: Callable[[], None]) -> None:
+        """Never called: these bots die only with the test."""
 
     async def seat(
         self,

@@ -46,6 +46,9 @@ class RunnerBotHost:
     def names(self) -> Sequence[str]:
         return ["random"]
 
+    def on_lost(self, callback: Callable[[], None]) -> None:
+        """Never called: these bots die only with the test."""
+
     async def seat(
         self,
         bot: str,
