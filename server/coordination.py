@@ -30,7 +30,7 @@ class Session(Protocol):
     house: str | None
     """The kind of bundled bot (``greedy``...) when the server itself runs this player."""
     turn_states: bool
-    """Its seats get a state only when they must act, when the game ends, or when
+    """Its seats get a state only when they must act, at a game's first and last state, or when
     ``TURN_STATES_MAX_EVENTS`` events wait (``hello.states: turns``)."""
 
 
