@@ -55,8 +55,9 @@ class StateMode(StrEnum):
     ALL = "all"
     """After every change at the table (the default)."""
     TURNS = "turns"
-    """Only when the seat must act, when its game ends, and when ``TURN_STATES_MAX_EVENTS``
-    events are waiting; each carries every event since the seat's previous state."""
+    """Only when the seat must act, at its game's first and last state, and when
+    ``TURN_STATES_MAX_EVENTS`` events are waiting (and the snapshot after join or resume); each
+    carries every event since the seat's previous state."""
 
 
 TURN_STATES_MAX_EVENTS = 100

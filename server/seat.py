@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.payloads import Event
 from server.coordination import SeatPart, Session
 from server.engine.actions import Action
 
@@ -45,6 +46,6 @@ class Seat:
     part: SeatPart | None = None
     sent: tuple[list[str], tuple[Action, ...]] = ([], ())
     """The legal actions last sent to this seat: their texts, and the tuples in the same order."""
-    waiting: list[Any] = field(default_factory=list)
+    waiting: list[Event] = field(default_factory=list)
     """Events not yet sent to a seat whose connection asked for turn states (they go out, in
     order, with its next state); empty for any other seat."""
