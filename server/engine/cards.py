@@ -48,6 +48,18 @@ index it directly (as fast as the shift it replaces: figures in docs/ENGINE.md).
 SUIT: tuple[int, ...] = tuple(c & 3 for c in range(CARD_LIMIT))
 """``SUIT[c]`` is the suit number of card ``c`` (0..3)."""
 
+RANK_BITS: tuple[int, ...] = tuple(sum(1 << c for c in range(CARD_LIMIT) if RANK[c] == r) for r in range(JOKER + 1))
+"""``RANK_BITS[r]`` is the bit set (see :func:`card_bits`) of every card of rank ``r``."""
+
+
+def card_bits(cards: Iterable[int]) -> int:
+    """The bit set of ``cards``: bit ``c`` is set when card ``c`` is among them (copies count
+    once). A set of cards as one int lets the engine find suit runs with a few shifts."""
+    bits = 0
+    for c in cards:
+        bits |= 1 << c
+    return bits
+
 
 def rank_of(c: int) -> int:
     """Return the rank number of card ``c`` (2..14, or 15 for a joker)."""

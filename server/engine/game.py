@@ -33,7 +33,7 @@ from .actions import (
     Action,
     is_well_formed,
 )
-from .cards import JOKER, RANK, build_deck
+from .cards import JOKER, RANK, RANK_BITS, build_deck, card_bits
 from .diagnose import diagnose
 from .events import (
     ANNOUNCED,
@@ -118,6 +118,7 @@ class Game(GameState):
         g = object.__new__(type(self))
         g.__dict__.update(self.__dict__)
         g.hand_n = list(self.hand_n)
+        g.hand_bits = list(self.hand_bits)
         g.groups = [dict(gr) for gr in self.groups]
         g.plays = [dict(p) for p in self.plays]
         g.face_up = [[list(st) for st in row] for row in self.face_up]
@@ -267,11 +268,15 @@ class Game(GameState):
         self.hand_n[s] += len(cards)
         if len(cards) == 1:  # a refill of one card, the common case
             c = cards[0]
+            if self._runs_on:
+                self.hand_bits[s] |= 1 << c
             r = RANK[c]
             old = groups.get(r)
             grp = groups[r] = (c,) if old is None else tuple(sorted((*old, c)))
             plays[r] = PLAYS_OF_GROUP[grp]
             return
+        if self._runs_on:
+            self.hand_bits[s] |= card_bits(cards)
         touched = set()
         for c in cards:
             r = RANK[c]
@@ -296,6 +301,12 @@ class Game(GameState):
                 rest.remove(c)
                 grp = groups[r] = tuple(rest)
                 plays[r] = PLAYS_OF_GROUP[grp]
+        if self._runs_on:
+            bits = self.hand_bits[s]
+            for c in cards:
+                if c not in groups.get(RANK[c], ()):  # (with several decks a copy may still be held)
+                    bits &= ~(1 << c)
+            self.hand_bits[s] = bits
 
     def _start_turn(self, s: int) -> None:
         self.current = s
@@ -309,6 +320,8 @@ class Game(GameState):
             if groups.get(r) == cards:  # a whole group: the common case, inlined
                 del groups[r], self.plays[s][r]
                 self.hand_n[s] -= len(cards)
+                if self._runs_on:
+                    self.hand_bits[s] &= ~RANK_BITS[r]
             else:
                 self._remove(s, cards)
             source = HAND

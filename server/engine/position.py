@@ -45,6 +45,7 @@ STATE_FIELDS = frozenset(
     {
         "groups",
         "hand_n",
+        "hand_bits",
         "plays",
         "face_up",
         "face_down",
@@ -144,6 +145,7 @@ def game_from(
     g.groups = [{} for _ in range(n)]
     g.plays = [{} for _ in range(n)]
     g.hand_n = [0] * n
+    g.hand_bits = [0] * n
     for s, hand in enumerate(hands):
         # One rank at a time, low to high, so that the plays (and the legal list) come in
         # rank order whatever order the hand was given in.

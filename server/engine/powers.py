@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .cards import JOKER, TEN, parse_rank
+from .cards import ACE, CARD_LIMIT, JOKER, RANK, TEN, card_bits, parse_rank
 from .rules import Rules
 
 RANKS = range(2, JOKER + 1)
@@ -49,6 +49,9 @@ class Powers:
     free_count: tuple[bool, ...]
     """Ranks exempt from ``match_count`` (RULES.md: "a 2 or a 10 still goes on anything")."""
     beats: tuple[tuple[bool, ...], ...]
+    run_starts: tuple[int, ...]
+    """``run_starts[top]``: the cards a suit run may begin with on that top, as a bit set
+    (:func:`~server.engine.cards.card_bits`): below an ace, and beating it."""
 
 
 def _rank_powers(rules: Rules, seats: int) -> dict[int, set[str]]:
@@ -125,4 +128,7 @@ def compile_powers(rules: Rules, seats: int) -> Powers:
         allows=allows,
         free_count=tuple(reset[r] or burn[r] for r in range(_N)),
         beats=tuple(beats_rows),
+        run_starts=tuple(
+            card_bits(c for c in range(CARD_LIMIT) if RANK[c] < ACE and row[RANK[c]]) for row in beats_rows
+        ),
     )

@@ -46,7 +46,7 @@ from .actions import (
     TAKE_PILE,
     Action,
 )
-from .cards import ACE, NEXT_RANK, RANK
+from .cards import ACE, NEXT_RANK, RANK, card_bits
 from .deal import check_deck, deal
 from .errors import RulesError
 from .outcome import GameOutcome
@@ -111,6 +111,9 @@ class GameState:
         # _add and _remove; hand() gives the sorted list.
         self.groups: list[dict[int, tuple[int, ...]]] = [grouped(h) for h in d.hands]
         self.hand_n: list[int] = [len(h) for h in d.hands]
+        # ... and, under suit_runs only (its one reader; 0 otherwise, so that the other rule
+        # sets pay nothing for it), as a bit set (cards.card_bits) for finding runs.
+        self.hand_bits: list[int] = [card_bits(h) if rules.suit_runs else 0 for h in d.hands]
         # ... and for each group every play it allows on its own (rank -> play actions).
         self.plays: list[dict[int, tuple[Action, ...]]] = [
             {r: PLAYS_OF_GROUP[g] for r, g in gr.items()} for gr in self.groups
@@ -155,8 +158,9 @@ class GameState:
         self._max_actions = rules.max_actions
         self._pair_skip = rules.pair_skip
         self._after_previous = rules.after_pickup == "previous"
-        # No option that changes which hand plays are legal beyond "beats the pile".
-        self._plain = not (self._match or self._runs_on or self._draw_on or self._gamble_on)
+        # No option that changes which hand plays are legal beyond "beats the pile" (suit runs
+        # only add to them, which the hot path of legal_actions does itself).
+        self._plain = not (self._match or self._draw_on or self._gamble_on)
         self._cache_version = -1
         self._cache_seat = -1
         self._cache: tuple[Action, ...] = ()
@@ -222,6 +226,10 @@ class GameState:
                 for r, ps in sorted(self.plays[seat].items()):
                     if beats[r]:
                         acts += ps
+                if self._runs_on:
+                    held = self.hand_bits[seat]
+                    if held & (held >> NEXT_RANK) & self.pw.run_starts[self.eff]:  # (no run in most hands)
+                        self._run_plays(held, 1, acts)
                 if self.pile and (self._voluntary or not acts):
                     acts.append(TAKE_PILE)
             else:
@@ -264,7 +272,7 @@ class GameState:
                 beats = self.pw.beats[self.eff]
                 acts = [a for r, ps in sorted(self.plays[s].items()) if beats[r] for a in ps]
             if self._runs_on:
-                self._run_plays(set().union(*self.groups[s].values()), min_len, acts)
+                self._run_plays(self.hand_bits[s], min_len, acts)
             plays = len(acts)
             if self.stock and self.forced < 0:
                 if self._draw_on and self._may_draw(s, acts):
@@ -282,7 +290,7 @@ class GameState:
             else:
                 self._group_plays(grouped(singles), 1, acts)
             if self._runs_on:
-                self._run_plays(set(singles), 1, acts)
+                self._run_plays(card_bits(singles), 1, acts)
             if self.pile and (not acts or self._voluntary):
                 if self.rules.faceup_fail == "take_one":
                     acts.extend((TAKE, c) for c in sorted({c for st in row for c in st}))
@@ -331,8 +339,9 @@ class GameState:
                         seen.add(cards)
                         acts.append((PLAY, cards))
 
-    def _run_plays(self, have: set[int], min_len: int, acts: list[Action]) -> None:
-        """Append the legal suit runs (``suit_runs``) that can be made from the cards ``have``.
+    def _run_plays(self, held: int, min_len: int, acts: list[Action]) -> None:
+        """Append the legal suit runs (``suit_runs``) that can be made from the cards ``held``
+        (a bit set: bit ``c`` for card ``c``).
 
         The card of the next rank in the same suit is ``c + NEXT_RANK``, so a run can only
         start at a card whose ``c + NEXT_RANK`` is held. Each run is simulated card by card as
@@ -341,16 +350,26 @@ class GameState:
         does not burn at its end and its last card beats what they leave (one more step per
         prefix, not a simulation from the start).
         """
-        rank, step = RANK, NEXT_RANK  # locals: this runs for every hand under suit_runs
-        starts = [c for c in have if c + step in have and rank[c] < ACE]
+        rank, step, pw = RANK, NEXT_RANK, self.pw  # locals: this runs for every hand under suit_runs
+        # Every start at once: a held card that may begin a run on this pile (it beats it, it
+        # is below an ace) and whose next card in the suit is held too.
+        starts = held & (held >> step) & pw.run_starts[self.eff]
         if not starts:
             return  # (most hands)
-        pw = self.pw
-        beats, burn, glass = pw.beats, pw.burn, pw.glass
+        beats, burn, glass, glass_floor, reset = pw.beats, pw.burn, pw.glass, pw.glass_floor, pw.reset
         forced, bc, pile = self.forced, self._bc, self.pile
-        empty = not pile
-        for c in sorted(starts):  # by first card: the order of view.legal
-            floor = max(min_len, self.count_floor(rank[c]), 2)
+        # The rank on top of the pile, looking through nothing, or -1: a run's first card can
+        # only complete a burn (C9) on a pile whose top is of its rank or glass.
+        top = rank[pile[-1]] if pile else -1
+        through = top >= 0 and glass[top]
+        match = self._match
+        floor = max(min_len, 2)
+        while starts:  # by first card, lowest bit first: the order of view.legal
+            low = starts & -starts
+            starts ^= low
+            c = low.bit_length() - 1
+            if match:
+                floor = max(min_len, self.count_floor(rank[c]), 2)
             eff = self.eff
             run = [c]
             held_forced = forced < 0 or forced == c
@@ -364,13 +383,24 @@ class GameState:
                     acts.append((RUN, tuple(run)))
                 # Would this card burn the pile before the run ends? Then no longer run is legal.
                 # (Under a card of another rank that is not glass, it is alone on top.)
-                if burn[r] or (
-                    bc and (bc == 1 or n == 1 or glass[rank[run[-2]]]) and _run_top_count(run, pile, r, glass, bc) >= bc
-                ):
+                if burn[r]:
                     break
-                eff = next_eff(pw, eff, r, empty and n == 1)
+                if bc:
+                    if n == 1:
+                        if bc == 1 or ((top == r or through) and run_length(pile, r, glass, bc - 1) >= bc - 1):
+                            break
+                    elif (bc == 1 or glass[rank[run[-2]]]) and _run_top_count(run, pile, r, glass, bc) >= bc:
+                        break
+                # next_eff, inlined
+                if glass[r]:
+                    if n == 1 and top < 0:
+                        eff = r if glass_floor[r] else 0
+                elif reset[r]:
+                    eff = 0
+                else:
+                    eff = r
                 nxt += step
-                if nxt not in have or rank[nxt] > ACE:
+                if not held >> nxt & 1 or rank[nxt] > ACE:
                     break
                 run.append(nxt)
                 held_forced = held_forced or forced == nxt

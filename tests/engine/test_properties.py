@@ -34,6 +34,7 @@ from server.engine import (
     parse_card,
     view_for,
 )
+from server.engine.cards import card_bits
 
 # --------------------------------------------------------------------------- parameters
 
@@ -124,6 +125,8 @@ def check_conservation(game: Game, where: str = "") -> None:
     )
     for s in range(game.n):
         assert game.hand_n[s] == len(game.hand(s)), f"{where}: hand_n[{s}] wrong"
+        bits = card_bits(game.hand(s)) if game.rules.suit_runs else 0
+        assert game.hand_bits[s] == bits, f"{where}: hand_bits[{s}] wrong"
 
 
 def snapshot(game: Game) -> tuple:
