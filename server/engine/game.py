@@ -272,8 +272,15 @@ class Game(GameState):
                 self.hand_bits[s] |= 1 << c
             r = RANK[c]
             old = groups.get(r)
-            grp = groups[r] = (c,) if old is None else tuple(sorted((*old, c)))
+            if old is not None:
+                grp = groups[r] = tuple(sorted((*old, c)))
+                plays[r] = PLAYS_OF_GROUP[grp]  # (an existing key keeps its place)
+                return
+            grp = groups[r] = (c,)
+            last = next(reversed(plays), 0)
             plays[r] = PLAYS_OF_GROUP[grp]
+            if r < last:
+                _rank_order(plays)
             return
         if self._runs_on:
             self.hand_bits[s] |= card_bits(cards)
@@ -282,9 +289,13 @@ class Game(GameState):
             r = RANK[c]
             groups[r] = groups.get(r, ()) + (c,)
             touched.add(r)
+        new_rank = False
         for r in touched:
+            new_rank = new_rank or r not in plays
             grp = groups[r] = tuple(sorted(groups[r]))
             plays[r] = PLAYS_OF_GROUP[grp]
+        if new_rank:
+            _rank_order(plays)
 
     def _remove(self, s: int, cards: tuple[int, ...]) -> None:
         """Take held ``cards`` out of the hand of ``s``."""
@@ -521,6 +532,14 @@ class Game(GameState):
         self.phase = OVER
         self.current = -1
         events.append((GAME_OVER, None, self.places, self.places[-1], self.capped))
+
+
+def _rank_order(plays: dict[int, tuple[Action, ...]]) -> None:
+    """Put a hand's ``plays`` (rank -> plays) back in rank order, in place, after a new rank
+    came in (see GameState.plays: the legal list is read off it in that order)."""
+    items = sorted(plays.items())
+    plays.clear()
+    plays.update(items)
 
 
 def _cover(row: list[list[int]], cards: list[int], start: int) -> list[int] | None:

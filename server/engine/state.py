@@ -114,7 +114,9 @@ class GameState:
         # ... and, under suit_runs only (its one reader; 0 otherwise, so that the other rule
         # sets pay nothing for it), as a bit set (cards.card_bits) for finding runs.
         self.hand_bits: list[int] = [card_bits(h) if rules.suit_runs else 0 for h in d.hands]
-        # ... and for each group every play it allows on its own (rank -> play actions).
+        # ... and for each group every play it allows on its own (rank -> play actions), kept in
+        # rank order (Game._add restores it when a new rank comes in, which is rarer than
+        # reading the legal list, the order of view.legal, off it).
         self.plays: list[dict[int, tuple[Action, ...]]] = [
             {r: PLAYS_OF_GROUP[g] for r, g in gr.items()} for gr in self.groups
         ]
@@ -221,9 +223,8 @@ class GameState:
                 # Hot path (_legal_play inlined): every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
                 acts = []
-                # By rank (PROTOCOL.md's order of view.legal): a hand's dict holds its ranks in
-                # the order they came, so it is sorted here, once per position.
-                for r, ps in sorted(self.plays[seat].items()):
+                # By rank (PROTOCOL.md's order of view.legal): the dict is kept in rank order.
+                for r, ps in self.plays[seat].items():
                     if beats[r]:
                         acts += ps
                 if self._runs_on:
@@ -270,7 +271,7 @@ class GameState:
             else:
                 # The common case: every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
-                acts = [a for r, ps in sorted(self.plays[s].items()) if beats[r] for a in ps]
+                acts = [a for r, ps in self.plays[s].items() if beats[r] for a in ps]
             if self._runs_on:
                 self._run_plays(self.hand_bits[s], min_len, acts)
             plays = len(acts)

@@ -127,6 +127,7 @@ def check_conservation(game: Game, where: str = "") -> None:
         assert game.hand_n[s] == len(game.hand(s)), f"{where}: hand_n[{s}] wrong"
         bits = card_bits(game.hand(s)) if game.rules.suit_runs else 0
         assert game.hand_bits[s] == bits, f"{where}: hand_bits[{s}] wrong"
+        assert list(game.plays[s]) == sorted(game.groups[s]), f"{where}: plays[{s}] not one entry per rank, in order"
 
 
 def snapshot(game: Game) -> tuple:
