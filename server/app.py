@@ -40,7 +40,6 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +63,7 @@ from server.accounts import Accounts
 from server.config import Limits, ServerConfig
 from server.coordination import FinishedGame, Session
 from server.dispatch import Dispatcher, Fact
+from server.db_thread import DbThread
 from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
 from server.journal import Journal
@@ -110,7 +110,7 @@ class App:
         self.web_files = WebFiles(web_root) if config.web and web_root is not None else None
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
-        self.db_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite")
+        self.db_thread = DbThread("sqlite")
         self.db = StoreCalls(self.db_thread)
         self.store: Store | None = None
         self.durable: Durability | None = None

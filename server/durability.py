@@ -21,10 +21,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
+from server.db_thread import DbThread
 from server.engine import format_action
 from server.journal import Journal
 from server.persist import (
@@ -52,11 +52,11 @@ class StoreCalls:
     """Runs store calls on the writer thread, the one thread that uses SQLite, so that the
     event loop never waits on the disk: ``await db(store.account, name)``."""
 
-    def __init__(self, executor: Executor) -> None:
-        self.executor = executor
+    def __init__(self, thread: DbThread) -> None:
+        self.thread = thread
 
     async def __call__(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, lambda: fn(*args, **kwargs))
+        return await asyncio.get_running_loop().run_in_executor(self.thread, lambda: fn(*args, **kwargs))
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Durability:
     def __init__(
         self,
         store: Store,
-        executor: Executor,
+        thread: DbThread,
         *,
         tables: dict[int, Table],
         tournaments: dict[int, Tournament],
@@ -98,7 +98,7 @@ class Durability:
         self.tournaments = tournaments
         self.counters = counters
         self.journal = Journal(
-            store, executor, collect=self._collect, on_commit=on_commit, on_failure=on_failure, on_recovery=on_recovery
+            store, thread, collect=self._collect, on_commit=on_commit, on_failure=on_failure, on_recovery=on_recovery
         )
         self._changed: dict[int, Table | None] = {}
         self._changed_tournaments: set[int] = set()

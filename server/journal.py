@@ -26,8 +26,9 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from functools import partial
 
+from server.db_thread import DbThread
 from server.store import Op, Store
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ class Journal:
     def __init__(
         self,
         store: Store,
-        executor: Executor,
+        thread: DbThread,
         *,
         collect: Callable[[], list[Op]],
         on_commit: Callable[[int], None],
@@ -48,7 +49,7 @@ class Journal:
         retry_interval: float = 1.0,
     ) -> None:
         self.store = store
-        self.executor = executor
+        self.thread = thread
         self.collect = collect
         self.on_commit = on_commit
         self.on_failure = on_failure
@@ -122,19 +123,15 @@ class Journal:
 
     def _submit(self, no: int, ops: list[Op]) -> None:
         self._flight = (no, ops)
-        loop = asyncio.get_running_loop()
         began = time.perf_counter()
         try:
-            fut = loop.run_in_executor(self.executor, self.store.write_batch, ops)
-        except RuntimeError as exc:  # the executor is shut down: only during a failed shutdown
+            self.thread.call(
+                self.store.write_batch, ops, partial(self._done, no, ops, began), asyncio.get_running_loop()
+            )
+        except RuntimeError as exc:  # the thread is shut down: only during a failed shutdown
             log.error("cannot commit batch %d: %s", no, exc)
-            return
-        fut.add_done_callback(lambda f: self._done(no, ops, f, began))
 
-    def _done(self, no: int, ops: list[Op], fut: asyncio.Future[None], began: float) -> None:
-        if fut.cancelled():
-            return
-        exc = fut.exception()
+    def _done(self, no: int, ops: list[Op], began: float, exc: BaseException | None) -> None:
         if exc is not None:
             if self.failed is None:
                 self.failed = exc
