@@ -81,6 +81,12 @@ TABLES = (
     TableSpec("wikibooks", ("greedy",), house=("greedy",)),
 )
 
+CLOCK_TABLE = 1
+"""The table that stays held through the stop: its seat to act has its state and is thinking
+when the server stops, so that the clock check (a resumed clock has what was left of it plus
+the grace) always has a seat to look at; at the other tables the stop lands wherever it
+lands. Its seats are all the test's (no server bot plays on while they hold)."""
+
 TOURNAMENT_NAME = "durability cup"
 TOURNAMENT_BOTS = ["greedy", "random", "greedy", "greedy"]
 """One random player only: with two, a game of four lasts some 1500 actions instead of 130."""
@@ -347,21 +353,32 @@ class Scenario:
 
     async def play_until_mid_game(self) -> None:
         """Every table plays until HOLD_AT actions were acknowledged and waits there until the
-        tournament has finished a game; then all play on, and once every table has had two more
-        actions acknowledged (so actions are in flight everywhere) and the tournament still has
-        games running, this returns: the caller stops the server right away."""
+        tournament has finished a game; then all but the CLOCK_TABLE play on, and once each of
+        them has had two more actions acknowledged (so actions are in flight everywhere), the
+        CLOCK_TABLE's seat to act has its state in hand, and the tournament still has games
+        running, this returns: the caller stops the server right away."""
         assert self.tournament is not None
         tournament = self.tournament
         await self.wait(
             lambda: all(r.pace.holding for r in self.tables) and len(tournament.results()) >= 1,
             "every table to hold and a tournament game to finish",
         )
-        marks = [r.pace.acked for r in self.tables]
-        for r in self.tables:
+        held = self.tables[CLOCK_TABLE]
+        assert not held.spec.house, "the clock table must not have server bots, which play on"
+        free = [r for r in self.tables if r is not held]
+        marks = [r.pace.acked for r in free]
+        for r in free:
             r.pace.release()
+
+        def thinking() -> bool:
+            """A seat of the held table has the state that asks it to act (nothing moves there
+            any more, so it is the last state before the stop)."""
+            states = [p.states.get(held.table) for p in held.players]
+            return any(st is not None and st.view.get("legal") for st in states)
+
         await self.wait(
-            lambda: all(r.pace.acked >= m + 2 for r, m in zip(self.tables, marks, strict=True)),
-            "two more acknowledged actions at every table",
+            lambda: all(r.pace.acked >= m + 2 for r, m in zip(free, marks, strict=True)) and thinking(),
+            "two more acknowledged actions at every other table, and the held table's seat to act thinking",
         )
         assert all(not r.ended for r in self.tables), "a table's game ended before the stop"
         info = await get_tournament(tournament.organiser, tournament.id)
@@ -374,6 +391,7 @@ class Scenario:
         self.server.send_signal(sig)
         self.exit_status = await asyncio.to_thread(self.server.wait)
         await asyncio.to_thread(self.server.start)
+        self.tables[CLOCK_TABLE].pace.release()
 
     # ------------------------------------------------------------------ the end
 
