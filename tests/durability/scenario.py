@@ -371,10 +371,13 @@ class Scenario:
             r.pace.release()
 
         def thinking() -> bool:
-            """A seat of the held table has the state that asks it to act (nothing moves there
-            any more, so it is the last state before the stop)."""
-            states = [p.states.get(held.table) for p in held.players]
-            return any(st is not None and st.view.get("legal") for st in states)
+            """A seat of the held table has the state that asks it to act and has not acted on
+            it (nothing moves there any more, so it is the last state before the stop)."""
+            for p in held.players:
+                st = p.states.get(held.table)
+                if st is not None and st.view.get("legal") and all(a.answered != st.seq for a in p.acked):
+                    return True
+            return False
 
         await self.wait(
             lambda: all(r.pace.acked >= m + 2 for r, m in zip(free, marks, strict=True)) and thinking(),
