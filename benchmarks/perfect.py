@@ -10,6 +10,12 @@ hands it the game with :meth:`PerfectBot.watch` before each game.
 Everything else (setup and announce by the greedy policy, the tree, the playouts, the budget,
 the rule for the final choice) is the ismcts bot's, so the gap between the two on the ladder
 is what knowing the hidden cards is worth to that search.
+
+:class:`HandsBot` is the half-way oracle: it sees the opponents' hands but not the order of
+the stock or any face-down card (its own included); those are dealt at random, as a fair bot
+deals them. Between the ismcts bot and it lies what a perfect reading of the opponents' hands
+could win (the card tracker's inferences aim at that part); between it and the perfect bot,
+what the stock and the face-down cards are worth, which no fair bot can know.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from protocol.payloads import View  # noqa: E402
 from server.engine import Game  # noqa: E402
 from server.engine.position import game_from  # noqa: E402
 
-__all__ = ["PerfectBot", "TrueDeal"]
+__all__ = ["HandsBot", "PerfectBot", "TrueDeal", "TrueHands"]
 
 
 class TrueDeal(Determinizer):
@@ -55,12 +61,41 @@ class TrueDeal(Determinizer):
         )
 
 
+class TrueHands(TrueDeal):
+    """A determinizer that deals every hand as it truly is (the opponents' too) and the rest of
+    the hidden cards (face-down cards, the stock) at random among themselves, anew each time."""
+
+    def game(self, rng: random.Random, check: bool = False) -> Game:
+        t = self.truth
+        pool = [c for row in t.face_down for c in row if c is not None] + list(t.stock)
+        rng.shuffle(pool)
+        cards = iter(pool)
+        face_down = [[None if c is None else next(cards) for c in row] for row in t.face_down]
+        return game_from(
+            self.rules,
+            t.n,
+            hands=[t.hand(s) for s in range(t.n)],
+            face_down=face_down,
+            stock=list(cards),
+            burned=t.burned,
+            check=check,
+            **self.fixed,
+        )
+
+
 class PerfectBot(ISMCTSBot):
-    """ISMCTS on the true state (sees every card); call :meth:`watch` with the game first."""
+    """ISMCTS on the true state (sees every card); call :meth:`watch` with the game first.
+
+    Its playouts run to the end (``horizon=0`` unless given): on the true deal a playout is
+    the real future under the playout policy, and cutting it short for an estimate would throw
+    away the very knowledge the ceiling is there to measure."""
 
     name: ClassVar[str] = "perfect"
+    default_horizon: ClassVar[int | None] = 0
 
     def __init__(self, rng: random.Random | None = None, **kwargs: Any) -> None:
+        if self.default_horizon is not None:
+            kwargs.setdefault("horizon", self.default_horizon)
         super().__init__(rng, **kwargs)
         self.truth: Game | None = None
 
@@ -72,3 +107,18 @@ class PerfectBot(ISMCTSBot):
         if self.truth is None:
             raise RuntimeError("PerfectBot.watch(game) was not called")
         return TrueDeal(self.tracker, view, self.rollout_cap, self.truth)
+
+
+class HandsBot(PerfectBot):
+    """ISMCTS that sees every hand but deals the stock and the face-down cards at random (the
+    half-way oracle of the module docstring); call :meth:`watch` with the game first. Its
+    playouts are the ismcts bot's (truncated, by default): the future is as unknown to it as
+    to a fair bot."""
+
+    name: ClassVar[str] = "hands"
+    default_horizon: ClassVar[int | None] = None
+
+    def _determinizer(self, view: View) -> Determinizer:
+        if self.truth is None:
+            raise RuntimeError("HandsBot.watch(game) was not called")
+        return TrueHands(self.tracker, view, self.rollout_cap, self.truth)

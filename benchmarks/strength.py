@@ -18,9 +18,11 @@ every seat of the same cards and luck of the deal cancels out. Layouts (``--layo
 
 The ladder (``--ladder``) is one 1v3 row per bot against three ``greedy`` bots, on the same
 deals: ``random``, ``greedy`` (against itself: 2.5 and 25 % by construction), ``search``,
-``ismcts`` and ``perfect``, the ceiling: :class:`benchmarks.perfect.PerfectBot`, the ismcts
-search run on the true game (it sees every card; it is handed the game here and exists nowhere
-else). Each row prints the command that reproduces it.
+``ismcts``, ``hands`` and ``perfect``, the ceiling: :class:`benchmarks.perfect.PerfectBot`, the
+ismcts search run on the true game (it sees every card; it is handed the game here and exists
+nowhere else), and below it :class:`benchmarks.perfect.HandsBot`, the same search seeing the
+opponents' hands but not the stock or the face-down cards. Each row prints the command that
+reproduces it.
 
 What a bot gets is exactly what it would get over the wire: ``on_game_start`` with its first
 view, then, whenever it must act, ``observe(view_for(game, seat), events)`` with the events
@@ -38,14 +40,14 @@ same treatment, per deal, so its interval says whether one bot is better. Work i
 ``--procs`` processes by deal.
 
 Cost. The default search budget is 0.1 s per decision (``--budget``, for ``search``,
-``ismcts`` and ``perfect`` alike; about 100-200 playouts on this 2-core machine, fewer when it
+``ismcts``, ``hands`` and ``perfect`` alike; about 100-200 playouts on this 2-core machine, fewer when it
 is busy). With it, 400 games of search against greedy took 9.5 min (2v2) and 4.5 min (1v3)
 with ``--procs 2``; greedy against random takes seconds; a 2v2 game of two searching bots
 costs four times a 1v3 game. ``--ismcts key=value,...`` passes options to ``ismcts`` and
-``perfect`` (the tuning runs of docs/STRENGTH.md).
+``hands`` and ``perfect`` (the tuning runs of docs/STRENGTH.md).
 
 The bots are the catalogue's (:func:`client.bots.make_bot`), except that ``search`` and
-``ismcts`` get the budget, and ``perfect``, which is not in the catalogue.
+``ismcts`` get the budget, and ``hands`` and ``perfect``, which are not in the catalogue.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.perfect import PerfectBot  # noqa: E402
+from benchmarks.perfect import HandsBot, PerfectBot  # noqa: E402
 from client.bot import Bot  # noqa: E402
 from client.bots import make_bot  # noqa: E402
 from client.bots.determinize import DeterminizingBot  # noqa: E402
@@ -92,7 +94,7 @@ FAIR_SEARCHERS = ("search", "ismcts")
 
 
 ISMCTS_OPTIONS: dict[str, Any] = {}
-"""Keyword options for ``ismcts`` and ``perfect`` (``--ismcts``), set once per process."""
+"""Keyword options for ``ismcts``, ``hands`` and ``perfect`` (``--ismcts``), set once per process."""
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -110,17 +112,22 @@ def parse_options(text: str) -> dict[str, Any]:
     return out
 
 
+ORACLES: dict[str, type[PerfectBot]] = {"perfect": PerfectBot, "hands": HandsBot}
+"""The benchmark-only bots that are handed the live game (:meth:`PerfectBot.watch`)."""
+
+
 def make(name: str, rng: random.Random, budget: float, max_sims: int | None) -> Bot:
     """A fresh bot called ``name``: ``search`` and ``ismcts`` get ``budget`` seconds and at most
-    ``max_sims`` playouts (iterations) per decision; ``perfect`` (:mod:`benchmarks.perfect`, the
-    ceiling: it sees every card) the same as ``ismcts``; any other name comes from the
-    catalogue (:func:`client.bots.make_bot`)."""
+    ``max_sims`` playouts (iterations) per decision; ``perfect`` and ``hands``
+    (:mod:`benchmarks.perfect`: the ceiling, which sees every card, and the oracle that sees the
+    hands) the same as ``ismcts``; any other name comes from the catalogue
+    (:func:`client.bots.make_bot`)."""
     if name == "search":
         return SearchBot(rng, budget=budget, max_sims=max_sims)
     if name == "ismcts":
         return ISMCTSBot(rng, budget=budget, max_iterations=max_sims, **ISMCTS_OPTIONS)
-    if name == "perfect":
-        return PerfectBot(rng, budget=budget, max_iterations=max_sims, **ISMCTS_OPTIONS)
+    if name in ORACLES:
+        return ORACLES[name](rng, budget=budget, max_iterations=max_sims, **ISMCTS_OPTIONS)
     return make_bot(name, rng)
 
 
@@ -131,7 +138,7 @@ def play(game: Game, bots: list[Bot]) -> tuple[tuple[int, ...], int]:
     pending: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for s, bot in enumerate(bots):
         if isinstance(bot, PerfectBot):
-            bot.watch(game)  # the ceiling sees the whole game; no fair bot gets it
+            bot.watch(game)  # the oracles see the game; no fair bot gets it
         bot.on_game_start(view_for(game, s))
     errors = 0
     while game.phase != "over":
@@ -279,7 +286,7 @@ def summarise(matchup: tuple[str, str], layout: str, results: list[DealResult], 
     return "\n".join(lines)
 
 
-LADDER = ("random", "greedy", "search", "ismcts", "perfect")
+LADDER = ("random", "greedy", "search", "ismcts", "hands", "perfect")
 """The rows of ``--ladder``: each bot seated 1v3 against three ``greedy`` bots."""
 
 
@@ -325,12 +332,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=400, help="games per matchup (rounded up to 4s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--budget", type=float, default=0.1, help="search seconds per decision (search, ismcts, perfect)"
+        "--budget", type=float, default=0.1, help="search seconds per decision (search, ismcts, hands, perfect)"
     )
     parser.add_argument("--max-sims", type=int, default=None, help="playouts (iterations) per decision cap")
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument(
-        "--ismcts", default="", help="options of ismcts and perfect, e.g. exploration=0.5,bias=1.0 (default: the bot's)"
+        "--ismcts",
+        default="",
+        help="options of ismcts, hands and perfect, e.g. exploration=0.5,bias=1.0 (default: the bot's)",
     )
     args = parser.parse_args(argv)
     runs: list[tuple[tuple[str, str], str]]

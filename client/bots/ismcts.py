@@ -26,9 +26,14 @@ position, whatever the hidden cards were. Each iteration
    children number ``k`` (greedy's first) gets another only after ``widen * k**2`` visits, so
    that a rarely visited continuation is played as greedy would rather than explored at random;
 4. **plays out** the game with the engine's greedy policy for every seat
-   (:func:`server.engine.policies.greedy_policy`), scored per seat by place (1 for first, 0 for
-   the shithead, linear in between; playouts longer than ``rollout_cap`` actions end as capped
-   games, C18);
+   (:func:`server.engine.policies.greedy_policy`) for at most ``horizon`` actions (default
+   12), then scores every seat by :func:`client.bots.value.estimate_scores`, a fitted estimate
+   of its final score from what each seat holds then; a playout that ends the game first (or
+   every playout, with ``horizon=0``) is scored per seat by place (1 for first, 0 for the
+   shithead, linear in between; playouts longer than ``rollout_cap`` actions end as capped
+   games, C18). Why truncate: most of a full playout's noise comes from cards dealt long after
+   the decision, and a short playout costs a fraction of a long one, so the comparison of the
+   candidates gets more samples, each less noisy; measured in ``docs/STRENGTH.md``;
 5. **backpropagates** each node's visit and the score of the seat that acted into it.
 
 Actions are grouped up to equivalence for the seat that takes them
@@ -41,7 +46,7 @@ bot from deviating on noise.
 
 Variants (options), all measured against the search bot in ``docs/STRENGTH.md``; the defaults
 are the variant that measured best there (the paired root, greedy opponents, widening 4,
-pick-up inference):
+pick-up inference, playouts truncated after 12 actions):
 
 * ``tree_opponents`` (default off): on, the opponents' moves are chosen in the tree by UCB
   from their own point of view, as above; off, they are played by the greedy policy (their
@@ -69,6 +74,7 @@ import time
 from typing import Any, ClassVar
 
 from client.bots.determinize import DeterminizingBot, Determinizer, candidate_key, compare_paired
+from client.bots.value import estimate_scores
 from protocol.payloads import View
 from server.engine import Game
 from server.engine.actions import Action
@@ -100,7 +106,8 @@ class _Node:
 
 
 class ISMCTSBot(DeterminizingBot):
-    """SO-ISMCTS with greedy playouts; see the module docstring.
+    """SO-ISMCTS with greedy playouts, truncated and scored by an estimate; see the module
+    docstring.
 
     ``budget``: seconds of search per decision (``None``: no time limit, then
     ``max_iterations`` must be given). ``max_iterations``: at most this many iterations per
@@ -110,8 +117,9 @@ class ISMCTSBot(DeterminizingBot):
     bias toward the greedy choice. ``margin``: standard errors by which the most visited root
     child must beat the greedy choice (0: always the most visited). ``tree_opponents``,
     ``paired_root`` (with ``min_samples``, its rounds before dropping a candidate),
-    ``infer_pickups``, ``infer_plays`` and ``widen``: the variants of the module docstring. ``rollout``: the playout
-    policy ``(game, seat, rng) -> action``. ``rollout_cap`` and ``options``: see
+    ``infer_pickups``, ``infer_plays`` and ``widen``: the variants of the module docstring.
+    ``horizon``: actions of a playout before its position is scored by the estimate (0: play
+    to the end). ``rollout``: the playout policy ``(game, seat, rng) -> action``. ``rollout_cap`` and ``options``: see
     :class:`~client.bots.determinize.DeterminizingBot`. ``stats`` adds ``iterations`` and
     ``deviations`` (decisions where the choice was not greedy's).
     """
@@ -133,6 +141,7 @@ class ISMCTSBot(DeterminizingBot):
         infer_pickups: bool = True,
         infer_plays: bool = False,
         widen: float = 4.0,
+        horizon: int = 12,
         rollout_cap: int = 300,
         options: dict[str, Any] | None = None,
         rollout: Policy | None = None,
@@ -151,6 +160,7 @@ class ISMCTSBot(DeterminizingBot):
         self.paired_root = paired_root
         self.min_samples = min_samples
         self.widen = widen
+        self.horizon = horizon
         self.rollout = rollout or greedy_policy
         self.stats.update(iterations=0, deviations=0)
 
@@ -301,9 +311,14 @@ class ISMCTSBot(DeterminizingBot):
             game.apply(s, action)
             path.append(child)
             node = child
+        horizon = self.horizon
+        steps = 0
         while game.phase != OVER:
+            if horizon and steps >= horizon:
+                return path, estimate_scores(game)
             s = game.current
             game.apply(s, rollout(game, s, rng))
+            steps += 1
         places = game.places
         assert places is not None
         last = game.n - 1

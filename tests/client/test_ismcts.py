@@ -9,6 +9,7 @@ bot built on it (``benchmarks/perfect.py``).
 * In a constructed endgame where the greedy choice loses, it finds the winning move.
 * The catalogue offers it (and runs it in a worker thread); the perfect bot is not offered.
 * The perfect bot plays legal moves through a game when handed the true game.
+* The hands oracle deals every hand as it is and the face-down cards and the stock at random.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.perfect import PerfectBot
+from benchmarks.perfect import HandsBot, PerfectBot
 from client.bot import Bot
 from client.bots import BOTS, bot_names, make_bot, thinks_in_thread
 from client.bots.ismcts import ISMCTSBot
@@ -42,13 +43,17 @@ def _bot(seed: int, **kwargs: Any) -> ISMCTSBot:
 
 @pytest.mark.parametrize(("preset", "seats"), [("classic", 4), ("linz", 3), ("smeghead", 4), ("six_players", 6)])
 def test_ismcts_plays_legal_moves_to_the_end(preset: str, seats: int) -> None:
-    """ismcts bots (the plain tree with opponents in it; the paired root with greedy opponents
-    and progressive widening) and random bots finish a game; every answer is legal
-    (play_with_bots asserts it) and the search never needs its fallback."""
+    """ismcts bots (the plain tree with opponents in it and playouts to the end; the paired
+    root with greedy opponents, progressive widening and truncated playouts) and random bots
+    finish a game; every answer is legal (play_with_bots asserts it) and the search never
+    needs its fallback."""
     rules = make_rules(preset, {"max_actions": 400})
     seats = min(seats, rules.max_players)
     game = Game.new(rules, seats, rng=random.Random(_seed("ismcts", preset)))
-    bots: list[Bot] = [_bot(0, paired_root=False), _bot(1, paired_root=True, tree_opponents=False, widen=1.0)]
+    bots: list[Bot] = [
+        _bot(0, paired_root=False, horizon=0),
+        _bot(1, paired_root=True, tree_opponents=False, widen=1.0, horizon=6),
+    ]
     bots += [_RandomBot(random.Random(s)) for s in range(2, seats)]
     play_with_bots(game, bots)
     assert game.outcome() is not None
@@ -195,3 +200,34 @@ def test_perfect_bot_plays_legal_moves_seeing_the_game() -> None:
     blind.observe(view, [])
     assert blind.choose(view) in view["legal"]
     assert blind.stats["fallbacks"] == 1
+
+
+def test_hands_oracle_deals_the_true_hands_and_the_rest_at_random() -> None:
+    """The hands oracle's deals keep every hand as it truly is, every public zone and every
+    face-down slot where it is; the face-down cards and the stock are the true ones between
+    them, dealt anew (two deals differ); and the bot plays a game through legally."""
+    seat = 1
+    real = _midgame(5, seat)
+    view = view_for(real, seat)
+    bot = HandsBot(random.Random(3), budget=None, max_iterations=8, rollout_cap=60)
+    bot.watch(real)
+    bot.observe(view, [])
+    dets = bot._determinizer(view)
+    deals = [dets.game(random.Random(k), check=True) for k in range(2)]
+    hidden = Counter(real.stock) + Counter(c for row in real.face_down for c in row if c is not None)
+    for det in deals:
+        assert all(Counter(det.hand(s)) == Counter(real.hand(s)) for s in range(real.n))
+        assert det.face_up == real.face_up and det.pile == real.pile
+        covered = [[c is None for c in row] for row in det.face_down]
+        assert covered == [[c is None for c in row] for row in real.face_down]
+        assert Counter(det.stock) + Counter(c for row in det.face_down for c in row if c is not None) == hidden
+    assert (deals[0].stock, deals[0].face_down) != (deals[1].stock, deals[1].face_down)
+
+    game = Game.new(make_rules("classic", {"max_actions": 400}), 3, seed=9)
+    bots: list[Bot] = [HandsBot(random.Random(s), budget=None, max_iterations=8, rollout_cap=60) for s in range(3)]
+    for b in bots:
+        assert isinstance(b, HandsBot)
+        b.watch(game)
+    play_with_bots(game, bots)
+    assert game.outcome() is not None
+    assert all(isinstance(b, HandsBot) and b.stats["fallbacks"] == 0 for b in bots)
