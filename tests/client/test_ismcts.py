@@ -8,8 +8,9 @@ bot built on it (``benchmarks/perfect.py``).
   it cannot know give the same choices with the same seed.
 * In a constructed endgame where the greedy choice loses, it finds the winning move.
 * The catalogue offers it (and runs it in a worker thread); the perfect bot is not offered.
-* The perfect bot plays legal moves through a game when handed the true game.
-* The hands oracle deals every hand as it is and the face-down cards and the stock at random.
+* The perfect bot and the hands oracle play legal moves through a game when handed the true
+  game; the hands oracle deals every hand as it is and the face-down cards and the stock at
+  random.
 """
 
 from __future__ import annotations
@@ -182,19 +183,20 @@ def test_catalogue_offers_ismcts_in_a_thread_and_not_perfect() -> None:
     assert not any("perfect" in spec.target for spec in BOTS.values())
 
 
-def test_perfect_bot_plays_legal_moves_seeing_the_game() -> None:
-    """The perfect bot, handed the live game, answers legally to the end; without the game it
-    cannot search (and falls back to the greedy choice rather than fail the turn)."""
+@pytest.mark.parametrize("oracle", [PerfectBot, HandsBot])
+def test_oracles_play_legal_moves_seeing_the_game(oracle: type[PerfectBot]) -> None:
+    """The perfect bot and the hands oracle, handed the live game, answer legally to the end;
+    without the game they cannot search (and fall back to the greedy choice rather than fail
+    the turn)."""
     game = Game.new(make_rules("classic", {"max_actions": 400}), 3, seed=8)
-    bots: list[Bot] = [PerfectBot(random.Random(s), budget=None, max_iterations=8, rollout_cap=60) for s in range(3)]
+    bots = [oracle(random.Random(s), budget=None, max_iterations=8, rollout_cap=60) for s in range(3)]
     for bot in bots:
-        assert isinstance(bot, PerfectBot)
         bot.watch(game)
-    play_with_bots(game, bots)
+    play_with_bots(game, list(bots))
     assert game.outcome() is not None
-    assert all(isinstance(b, PerfectBot) and b.stats["fallbacks"] == 0 for b in bots)
-    assert sum(b.stats["searched"] for b in bots if isinstance(b, PerfectBot)) > 0
-    blind = PerfectBot(random.Random(1), budget=None, max_iterations=8)
+    assert all(b.stats["fallbacks"] == 0 for b in bots)
+    assert sum(b.stats["searched"] for b in bots) > 0
+    blind = oracle(random.Random(1), budget=None, max_iterations=8)
     position = _endgame()
     view = view_for(position, 0)
     blind.observe(view, [])
@@ -205,7 +207,7 @@ def test_perfect_bot_plays_legal_moves_seeing_the_game() -> None:
 def test_hands_oracle_deals_the_true_hands_and_the_rest_at_random() -> None:
     """The hands oracle's deals keep every hand as it truly is, every public zone and every
     face-down slot where it is; the face-down cards and the stock are the true ones between
-    them, dealt anew (two deals differ); and the bot plays a game through legally."""
+    them, dealt anew (two deals differ)."""
     seat = 1
     real = _midgame(5, seat)
     view = view_for(real, seat)
@@ -222,12 +224,3 @@ def test_hands_oracle_deals_the_true_hands_and_the_rest_at_random() -> None:
         assert covered == [[c is None for c in row] for row in real.face_down]
         assert Counter(det.stock) + Counter(c for row in det.face_down for c in row if c is not None) == hidden
     assert (deals[0].stock, deals[0].face_down) != (deals[1].stock, deals[1].face_down)
-
-    game = Game.new(make_rules("classic", {"max_actions": 400}), 3, seed=9)
-    bots: list[Bot] = [HandsBot(random.Random(s), budget=None, max_iterations=8, rollout_cap=60) for s in range(3)]
-    for b in bots:
-        assert isinstance(b, HandsBot)
-        b.watch(game)
-    play_with_bots(game, bots)
-    assert game.outcome() is not None
-    assert all(isinstance(b, HandsBot) and b.stats["fallbacks"] == 0 for b in bots)
