@@ -5,7 +5,7 @@ guess: every "determinization" it searches is the real position, with every hand
 card and the order of the stock (so its tree search is plain MCTS on the true state, and its
 playouts play the real future deals). It cheats by construction, so it lives here, outside
 ``client/``: it is not in the bot catalogue, and no server can seat it. ``benchmarks/strength.py``
-hands it the game with :meth:`PerfectBot.watch` before each game.
+hands it the game with :meth:`Oracle.watch` before each game.
 
 Everything else (setup and announce by the greedy policy, the tree, the playouts, the budget,
 the rule for the final choice) is the ismcts bot's, so the gap between the two on the ladder
@@ -34,7 +34,7 @@ from protocol.payloads import View  # noqa: E402
 from server.engine import Game  # noqa: E402
 from server.engine.position import game_from  # noqa: E402
 
-__all__ = ["HandsBot", "PerfectBot", "TrueDeal", "TrueHands"]
+__all__ = ["HandsBot", "Oracle", "PerfectBot", "TrueDeal", "TrueHands"]
 
 
 class TrueDeal(Determinizer):
@@ -83,19 +83,15 @@ class TrueHands(TrueDeal):
         )
 
 
-class PerfectBot(ISMCTSBot):
-    """ISMCTS on the true state (sees every card); call :meth:`watch` with the game first.
+class Oracle(ISMCTSBot):
+    """ISMCTS handed the live game (benchmark only); call :meth:`watch` with the game first.
 
-    Its playouts run to the end (``horizon=0`` unless given): on the true deal a playout is
-    the real future under the playout policy, and cutting it short for an estimate would throw
-    away the very knowledge the ceiling is there to measure."""
+    What of the game its determinizations deal is the subclass's ``deal``: the true position
+    (:class:`PerfectBot`) or the true hands only (:class:`HandsBot`)."""
 
-    name: ClassVar[str] = "perfect"
-    default_horizon: ClassVar[int | None] = 0
+    deal: ClassVar[type[TrueDeal]]
 
     def __init__(self, rng: random.Random | None = None, **kwargs: Any) -> None:
-        if self.default_horizon is not None:
-            kwargs.setdefault("horizon", self.default_horizon)
         super().__init__(rng, **kwargs)
         self.truth: Game | None = None
 
@@ -105,20 +101,29 @@ class PerfectBot(ISMCTSBot):
 
     def _determinizer(self, view: View) -> Determinizer:
         if self.truth is None:
-            raise RuntimeError("PerfectBot.watch(game) was not called")
-        return TrueDeal(self.tracker, view, self.rollout_cap, self.truth)
+            raise RuntimeError(f"{type(self).__name__}.watch(game) was not called")
+        return self.deal(self.tracker, view, self.rollout_cap, self.truth)
 
 
-class HandsBot(PerfectBot):
+class PerfectBot(Oracle):
+    """ISMCTS on the true state (sees every card).
+
+    Its playouts run to the end (``horizon=0`` unless given): on the true deal a playout is
+    the real future under the playout policy, and cutting it short for an estimate would throw
+    away the very knowledge the ceiling is there to measure."""
+
+    name: ClassVar[str] = "perfect"
+    deal: ClassVar[type[TrueDeal]] = TrueDeal
+
+    def __init__(self, rng: random.Random | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("horizon", 0)
+        super().__init__(rng, **kwargs)
+
+
+class HandsBot(Oracle):
     """ISMCTS that sees every hand but deals the stock and the face-down cards at random (the
-    half-way oracle of the module docstring); call :meth:`watch` with the game first. Its
-    playouts are the ismcts bot's (truncated, by default): the future is as unknown to it as
-    to a fair bot."""
+    half-way oracle of the module docstring). Its playouts are the ismcts bot's (truncated,
+    by default): the future is as unknown to it as to a fair bot."""
 
     name: ClassVar[str] = "hands"
-    default_horizon: ClassVar[int | None] = None
-
-    def _determinizer(self, view: View) -> Determinizer:
-        if self.truth is None:
-            raise RuntimeError("HandsBot.watch(game) was not called")
-        return TrueHands(self.tracker, view, self.rollout_cap, self.truth)
+    deal: ClassVar[type[TrueDeal]] = TrueHands

@@ -66,7 +66,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.perfect import HandsBot, PerfectBot  # noqa: E402
+from benchmarks.perfect import HandsBot, Oracle, PerfectBot  # noqa: E402
 from client.bot import Bot  # noqa: E402
 from client.bots import make_bot  # noqa: E402
 from client.bots.determinize import DeterminizingBot  # noqa: E402
@@ -112,8 +112,8 @@ def parse_options(text: str) -> dict[str, Any]:
     return out
 
 
-ORACLES: dict[str, type[PerfectBot]] = {"perfect": PerfectBot, "hands": HandsBot}
-"""The benchmark-only bots that are handed the live game (:meth:`PerfectBot.watch`)."""
+ORACLES: dict[str, type[Oracle]] = {"perfect": PerfectBot, "hands": HandsBot}
+"""The benchmark-only bots that are handed the live game (:meth:`Oracle.watch`)."""
 
 
 def make(name: str, rng: random.Random, budget: float, max_sims: int | None) -> Bot:
@@ -137,7 +137,7 @@ def play(game: Game, bots: list[Bot]) -> tuple[tuple[int, ...], int]:
     n = game.n
     pending: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for s, bot in enumerate(bots):
-        if isinstance(bot, PerfectBot):
+        if isinstance(bot, Oracle):
             bot.watch(game)  # the oracles see the game; no fair bot gets it
         bot.on_game_start(view_for(game, s))
     errors = 0

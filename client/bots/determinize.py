@@ -28,6 +28,7 @@ from typing import Any
 
 from client.bot import Bot
 from client.bots.tracker import CardTracker, TrackerError, card_int
+from client.bots.value import place_scores
 from protocol.payloads import Event, View
 from server.engine import Game, format_action, parse_action
 from server.engine.actions import Action
@@ -57,10 +58,10 @@ def candidate_key(action: Action, suit_runs: bool) -> Any:
 
 def place_score(game: Game, seat: int) -> float:
     """The score of ``seat`` in finished ``game``: 1 for first place .. 0 for the shithead,
-    linear in between."""
+    linear in between (:func:`client.bots.value.place_scores`)."""
     places = game.places
     assert places is not None, "the game is not over"
-    return 1.0 - places.index(seat) / (game.n - 1)
+    return place_scores(places, game.n)[seat]
 
 
 DROP_Z = 2.0

@@ -74,7 +74,7 @@ import time
 from typing import Any, ClassVar
 
 from client.bots.determinize import DeterminizingBot, Determinizer, candidate_key, compare_paired
-from client.bots.value import estimate_scores
+from client.bots.value import estimate_scores, place_scores
 from protocol.payloads import View
 from server.engine import Game
 from server.engine.actions import Action
@@ -321,11 +321,7 @@ class ISMCTSBot(DeterminizingBot):
             steps += 1
         places = game.places
         assert places is not None
-        last = game.n - 1
-        scores = [0.0] * game.n
-        for i, s in enumerate(places):
-            scores[s] = 1.0 - i / last
-        return path, scores
+        return path, place_scores(places, game.n)
 
     @staticmethod
     def _backpropagate(walk: tuple[list[_Node], list[float]]) -> None:

@@ -24,6 +24,7 @@ determinizations, never on a server's game.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from server.engine import Game
 from server.engine.cards import RANK
@@ -97,14 +98,23 @@ def burden(g: Game, s: int, kv: tuple[int, ...] | None = None) -> float:
     return sum(w * x for w, x in zip(WEIGHTS, features(g, s, kv), strict=True))
 
 
-def estimate_scores(g: Game) -> list[float]:
-    """Every seat's expected score (1 first .. 0 last) in play-phase game ``g`` (see the module
-    docstring); exact for the seats already out."""
-    n = g.n
+def place_scores(order: Sequence[int], n: int) -> list[float]:
+    """The score of each of ``n`` seats by place: the ``i``-th seat of ``order`` (first place
+    first) gets ``1 - i / (n - 1)``, 1 for first place .. 0 for the shithead, linear in
+    between; a seat not in ``order`` gets 0. The one definition of a finished seat's score."""
     last = n - 1
     scores = [0.0] * n
-    for i, s in enumerate(g.finish):
+    for i, s in enumerate(order):
         scores[s] = 1.0 - i / last
+    return scores
+
+
+def estimate_scores(g: Game) -> list[float]:
+    """Every seat's expected score (1 first .. 0 last) in play-phase game ``g`` (see the module
+    docstring); exact for the seats already out (:func:`place_scores`)."""
+    n = g.n
+    last = n - 1
+    scores = place_scores(g.finish, n)
     kv = keep_values(g.pw)
     left = [s for s in range(n) if not g.out[s]]
     burdens = [burden(g, s, kv) for s in left]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.perfect import HandsBot, PerfectBot
+from benchmarks.perfect import HandsBot, Oracle, PerfectBot
 from client.bot import Bot
 from client.bots import BOTS, bot_names, make_bot, thinks_in_thread
 from client.bots.ismcts import ISMCTSBot
@@ -184,7 +184,7 @@ def test_catalogue_offers_ismcts_in_a_thread_and_not_perfect() -> None:
 
 
 @pytest.mark.parametrize("oracle", [PerfectBot, HandsBot])
-def test_oracles_play_legal_moves_seeing_the_game(oracle: type[PerfectBot]) -> None:
+def test_oracles_play_legal_moves_seeing_the_game(oracle: type[Oracle]) -> None:
     """The perfect bot and the hands oracle, handed the live game, answer legally to the end;
     without the game they cannot search (and fall back to the greedy choice rather than fail
     the turn)."""
@@ -202,6 +202,14 @@ def test_oracles_play_legal_moves_seeing_the_game(oracle: type[PerfectBot]) -> N
     blind.observe(view, [])
     assert blind.choose(view) in view["legal"]
     assert blind.stats["fallbacks"] == 1
+
+
+def test_oracles_playout_horizons() -> None:
+    """The perfect bot plays its playouts to the end (on the true deal they are the real
+    future) unless told otherwise; the hands oracle keeps the ismcts bot's horizon."""
+    assert PerfectBot(random.Random(1)).horizon == 0
+    assert PerfectBot(random.Random(1), horizon=5).horizon == 5
+    assert HandsBot(random.Random(1)).horizon == ISMCTSBot(random.Random(1)).horizon > 0
 
 
 def test_hands_oracle_deals_the_true_hands_and_the_rest_at_random() -> None:

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from client.bots.value import FEATURES, WEIGHTS, burden, estimate_scores, features
+from client.bots.value import FEATURES, WEIGHTS, burden, estimate_scores, features, place_scores
 from server.engine import Game, build_deck, make_rules, parse_card
 from server.engine.policies import greedy_policy
 from server.engine.position import game_from
@@ -30,6 +30,12 @@ def _positions(preset: str, seats: int, seed: int) -> list[Game]:
             out.append(game.clone())
         game.apply(s, greedy_policy(game, s, rng))
     return out
+
+
+def test_place_scores_are_linear_from_first_to_last() -> None:
+    """First place scores 1, the shithead 0, linearly between; seats not yet placed score 0."""
+    assert place_scores([2, 0, 3, 1], 4) == pytest.approx([2 / 3, 0.0, 1.0, 1 / 3])
+    assert place_scores([1], 3) == [0.0, 1.0, 0.0]
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
