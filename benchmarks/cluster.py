@@ -84,7 +84,7 @@ def main() -> None:
         for n in range(1, args.max_workers + 1):
             ray.init(address="local", num_cpus=n, include_dashboard=False, log_to_driver=False)
             try:
-                seconds = timed(plan, root / f"r{n}", ray_address="local")
+                seconds = timed(plan, root / f"r{n}", workers=n, ray_address="local")
             finally:
                 ray.shutdown()
             report(f"{n} Ray worker{'s' if n > 1 else ''}", seconds)
