@@ -92,6 +92,8 @@ class Referee:
         #: Seconds from relaying a state that asks the bot to act to relaying its ``act``.
         self.answer_times: list[float] = []
         self._conns: dict[int, _Conn] = {}
+        #: Tables the bot was given by ``seated`` (on any of its connections).
+        self._seated: set[int] = set()
 
     def add(self, fault: Fault, summary: str, detail: tuple[str, ...] = ()) -> None:
         finding = Finding(fault, self.stage, summary, detail)
@@ -129,7 +131,9 @@ class Referee:
         kind = frame.get("type")
         if kind == "state":
             return self._state(conn, frame, now)
-        if kind == "error":
+        if kind == "seated" and isinstance(frame.get("table"), int):
+            self._seated.add(frame["table"])
+        elif kind == "error":
             self._error(conn, frame)
         return False
 
@@ -168,6 +172,8 @@ class Referee:
             return
         rid = frame.get("id")
         request = c.requests.get(rid) if isinstance(rid, int) else None
+        if _documented_return(frame, request, self._seated):
+            return
         detail: list[str] = []
         if request is not None:
             detail.append(f"sent:     {show_frame(request)}")
@@ -180,7 +186,22 @@ class Referee:
     def finish(self) -> None:
         """The stage is over: a forced disconnect the bot never came back from is a finding."""
         if self.cut_conn is not None and not self.acted_after_cut:
-            self.add(Fault.NO_RESUME, "did not act again after its connection was cut mid-game (resume with the token)")
+            self.add(
+                Fault.NO_RESUME,
+                "did not act again after its connection was cut mid-game (log in and register again: "
+                "that hands its seat back)",
+            )
+
+
+def _documented_return(error: dict[str, Any], request: dict[str, Any] | None, seated: set[int]) -> bool:
+    """Whether ``error`` is what docs/PROTOCOL.md says a returning bot may be told, no mistake of
+    its own: ``UNKNOWN_TABLE`` for a ``resume`` of a table it was ``seated`` at (that game ended
+    while it was away, and its table closed), or ``BAD_TOKEN`` without an ``id`` naming a table
+    (its own newer connection took the seat over)."""
+    code = error.get("code")
+    if code == ErrorCode.UNKNOWN_TABLE:
+        return request is not None and request.get("type") == "resume" and request.get("table") in seated
+    return code == ErrorCode.BAD_TOKEN and "id" not in error and error.get("table") is not None
 
 
 def _brief_state(frame: dict[str, Any]) -> dict[str, Any]:

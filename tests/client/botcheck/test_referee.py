@@ -69,6 +69,27 @@ def test_the_cut_comes_at_the_nth_question_and_a_resume_is_an_act_on_a_later_con
     assert back.findings == [] and back.acted_after_cut
 
 
+def test_what_the_document_tells_a_returning_bot_is_no_mistake() -> None:
+    """Back after a drop: UNKNOWN_TABLE for a resume of a table it was seated at (that game ended
+    meanwhile) and the takeover notice its old connection gets are no findings; a resume of a
+    table it was never seated at, or a refused resume of any other kind, still is."""
+    ref = Referee("stage")
+    ref.server_frame(1, {"type": "seated", "tournament": 1, "game": 0, "table": 7, "seat": 1, "token": "t0"})
+    ref.bot_frame(2, {"type": "register", "id": 3, "tournament": 1})
+    ref.bot_frame(2, {"type": "resume", "id": 4, "table": 7, "token": "t0"})
+    ref.server_frame(2, {"type": "ok", "id": 3})
+    ref.server_frame(2, {"type": "error", "id": 4, "code": "UNKNOWN_TABLE", "message": "no table 7"})
+    msg = "your seat at table 8 was taken over by a newer connection"
+    ref.server_frame(1, {"type": "error", "code": "BAD_TOKEN", "message": msg, "table": 8})
+    assert ref.findings == []
+    ref.bot_frame(2, {"type": "resume", "id": 5, "table": 9, "token": "t0"})
+    ref.server_frame(2, {"type": "error", "id": 5, "code": "UNKNOWN_TABLE", "message": "no table 9"})
+    ref.bot_frame(2, {"type": "resume", "id": 6, "table": 7, "token": "t9"})
+    ref.server_frame(2, {"type": "error", "id": 6, "code": "BAD_TOKEN", "message": "not yours"})
+    assert [f.summary for f in ref.findings] == ["UNKNOWN_TABLE: no table 9", "BAD_TOKEN: not yours"]
+    assert all(f.fault is Fault.PROTOCOL for f in ref.findings)
+
+
 def test_the_output_scanner_finds_tracebacks_and_replaced_choices_in_whole_lines(tmp_path: Path) -> None:
     log = tmp_path / "bot.log"
     log.write_text(
