@@ -14,9 +14,10 @@ from .fields import INT64_MAX, Kind, fld, item
 from .message_base import (
     MAX_ID,
     MAX_SEATS,
-    NAME_PATTERN,
+    MAX_WIRE_NAME,
     Direction,
     Message,
+    name_field,
     password_field,
     request_id,
     table_id,
@@ -39,6 +40,7 @@ __all__ = [
     "ListTables",
     "ListTournaments",
     "Login",
+    "Logout",
     "Ping",
     "Register",
     "Resume",
@@ -47,6 +49,10 @@ __all__ = [
     "StateMode",
     "Watch",
 ]
+
+
+#: A bundled bot's kind (``random``, ``greedy``...).
+BOT_KIND_PATTERN = "[A-Za-z0-9_-]+"
 
 
 class StateMode(StrEnum):
@@ -84,12 +90,12 @@ class Hello(Message):
 
 @wire_message
 class Login(Message):
-    """Log in as an account (name + password), a new guest, or a bot."""
+    """Log in as an account (name + password, or a login token), a guest, or a bot."""
 
     TYPE = "login"
     DIRECTION = Direction.C2S
     id: int = request_id()
-    name: str = fld(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN, doc="Player name (ASCII).")
+    name: str = name_field("Player name (section 3: the name rule).")
     password: str | None = password_field("Account password; omitted for guests.")
     guest: bool = fld(Kind.BOOL, default=False, doc="Play as a guest under this name.")
     bot: bool = fld(Kind.BOOL, default=False, doc="This client is a program, not a person.")
@@ -98,9 +104,27 @@ class Login(Message):
         Kind.STR,
         default=None,
         max_len=128,
-        doc="A seat token held by this name: the login is then not delayed by the failed-login"
-        " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat.",
+        doc="A seat token held by this player: the login is then not delayed by the failed-login"
+        " throttle (LOGIN_THROTTLED), so a stranger's guesses never keep a player from a seat; a"
+        " guest who gives it is the guest who holds that seat (its name comes back to it).",
     )
+    login_token: str | None = fld(
+        Kind.STR,
+        default=None,
+        max_len=128,
+        doc="The token of an earlier logged_in, in place of the password: the same account, or the"
+        " same guest (its name, its tables), until logout.",
+    )
+
+
+@wire_message
+class Logout(Message):
+    """End this login: its login token stops working; answered by ``ok``, then the server closes
+    the connection. Seats stay held (their tokens still work)."""
+
+    TYPE = "logout"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
 
 
 @wire_message
@@ -258,7 +282,7 @@ class CreateTournament(Message):
         plain=True,
         doc="round-robin (every group of participants) or gauntlet (hero against the field).",
     )
-    hero: str | None = fld(Kind.STR, default=None, max_len=24, pattern=NAME_PATTERN, doc="The gauntlet's hero.")
+    hero: str | None = name_field("The gauntlet's hero.", default=None)
     permute: bool = fld(Kind.BOOL, default=False, doc="Play every seating of each deal, not only its rotations.")
     master_seed: int | None = fld(
         Kind.INT,
@@ -274,14 +298,14 @@ class CreateTournament(Message):
         Kind.LIST,
         default=None,
         max_len=64,
-        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        item=item(Kind.STR, min_len=1, max_len=MAX_WIRE_NAME, plain=True),
         doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.",
     )
     bots: Sequence[str] | None = fld(
         Kind.LIST,
         default=None,
         max_len=64,
-        item=item(Kind.STR, min_len=1, max_len=24, pattern=NAME_PATTERN),
+        item=item(Kind.STR, min_len=1, max_len=24, pattern=BOT_KIND_PATTERN),
         doc=(
             "Bundled bots the server runs as participants (random, greedy, search, ismcts); "
             "repeats get names like greedy-2."

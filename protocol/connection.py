@@ -427,6 +427,7 @@ class Connection:
         retry_after: float | None = None,
         reason: str | None = None,
         table: int | None = None,
+        suggestion: str | None = None,
     ) -> bytes:
         """Send an ``error`` message (server role); a fatal code moves the state to CLOSED."""
         try:
@@ -440,6 +441,7 @@ class Connection:
             retry_after=retry_after,
             reason=reason,
             table=table,
+            suggestion=suggestion,
         )
         return self.send(msg)
 

@@ -12,7 +12,8 @@ Whose fault (the h11 convention):
 
 The codes and their help texts are data (:data:`ERROR_HELP`, :data:`FATAL`) so that
 ``docs/PROTOCOL.md`` can be generated from them and checked against them. Codes are part of the
-wire protocol: never rename one; add new ones only with a new protocol version.
+wire protocol: never rename one. New codes may be added within a version: clients handle a code
+they do not know as "the request failed" (PROTOCOL.md §12).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class ErrorCode(StrEnum):
     SERVER_PASSWORD_REQUIRED = "SERVER_PASSWORD_REQUIRED"
     GUESTS_NOT_ALLOWED = "GUESTS_NOT_ALLOWED"
     LOGIN_THROTTLED = "LOGIN_THROTTLED"
+    BAD_NAME = "BAD_NAME"
+    NAME_TAKEN = "NAME_TAKEN"
     # Connection limits.
     RATE_LIMITED = "RATE_LIMITED"
     TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
@@ -140,6 +143,17 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " retry_after seconds have passed (the delay doubles with each failure, up to a few"
         " minutes). A login that carries a seat token of this name (login.token) is not delayed."
     ),
+    ErrorCode.BAD_NAME: (
+        "The name does not follow the name rule (section 3: 1 to 24 letters, digits, spaces,"
+        " apostrophes, hyphens, underscores, full stops or emoji); the message says which character"
+        " or length is wrong. Choose another name; the connection stays open."
+    ),
+    ErrorCode.NAME_TAKEN: (
+        "Somebody else uses this name now (a connected player, a held seat, a table's owner or a"
+        " registered account; names that differ only in case or width are the same name)."
+        " suggestion holds a free name to offer instead. Log in with another name, or come back"
+        " with your own login token or seat token."
+    ),
     ErrorCode.RATE_LIMITED: ("Too many requests or login attempts. Wait retry_after seconds, then retry."),
     ErrorCode.TOO_MANY_CONNECTIONS: (
         "The server, or your address, has too many connections open. Retry later with"
@@ -187,8 +201,9 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " CARD_NOT_HELD, DOES_NOT_BEAT, ...). Nothing changed: choose from view.legal."
     ),
     ErrorCode.BAD_TOKEN: (
-        "No seat at this table has that token for your name (or a newer connection took the"
-        " seat over). Use the token from joined, logged in under the same name."
+        "No seat at this table has that token for you (or a newer connection took the seat"
+        " over). Use the token from joined, logged in as the same player (the same account, or"
+        " the guest who holds the seat: login with the seat token or the login token)."
     ),
     ErrorCode.UNKNOWN_GAME: ("No finished game with this id is available. Check the id from game_over."),
     ErrorCode.UNKNOWN_BOT: (

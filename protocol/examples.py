@@ -19,6 +19,7 @@ from .client_messages import (
     ListTables,
     ListTournaments,
     Login,
+    Logout,
     Ping,
     Register,
     Resume,
@@ -191,6 +192,7 @@ _TOURNAMENT_GAME_EXAMPLE: TournamentGameResult = {
 EXAMPLES: dict[str, Message] = {
     "hello": Hello(id=1, version=1, client="shithead-cli 0.1"),
     "login": Login(id=2, name="alice", password="correct horse"),
+    "logout": Logout(id=30),
     "list_tables": ListTables(id=3),
     "add_bot": AddBot(id=9, table=7, bot="greedy"),
     "create_table": CreateTable(
@@ -251,7 +253,7 @@ EXAMPLES: dict[str, Message] = {
         capabilities=("json_lines", "resume", "clocks", "spectators", "records", "turn_states"),
         password_required=False,
     ),
-    "logged_in": LoggedIn(id=2, name="alice", guest=False, bot=False),
+    "logged_in": LoggedIn(id=2, name="alice", guest=False, bot=False, token="Xq3vV9b1mC2pL8rT0aZk4wEe7yUo5iNs"),
     "tables": Tables(
         id=3,
         tables=(_SUMMARY_EXAMPLE,),

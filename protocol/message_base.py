@@ -12,6 +12,7 @@ or :data:`S2C` by ``TYPE`` and in :data:`MESSAGE_CLASSES`; a second class with t
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import MISSING
 from enum import StrEnum
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
@@ -22,7 +23,8 @@ __all__ = [
     "MAX_ID",
     "MAX_SEATS",
     "MESSAGE_CLASSES",
-    "NAME_PATTERN",
+    "MAX_WIRE_NAME",
+    "name_field",
     "PROTOCOL_VERSION",
     "S2C",
     "SUPPORTED_VERSIONS",
@@ -38,8 +40,9 @@ SUPPORTED_VERSIONS: tuple[int, ...] = (1,)
 MAX_ID = 2**31 - 1
 #: Seats are numbered 0..MAX_SEATS-1.
 MAX_SEATS = 16
-#: Player names: 1..24 ASCII letters, digits, "_" and "-".
-NAME_PATTERN = "[A-Za-z0-9_-]+"
+#: Player names on the wire: at most this many characters, no control characters; the name
+#: rule itself (:mod:`protocol.names`) is the server's check, refused with ``BAD_NAME``.
+MAX_WIRE_NAME = 64
 
 
 class Direction(StrEnum):
@@ -124,3 +127,9 @@ def table_id(doc: str = "Table id.") -> Any:
 def password_field(doc: str) -> Any:
     """An optional password."""
     return fld(Kind.STR, default=None, max_len=128, doc=doc)
+
+
+def name_field(doc: str, *, default: Any = MISSING) -> Any:
+    """A player name: a plain string of 1..:data:`MAX_WIRE_NAME` characters on the wire (the
+    name rule of :mod:`protocol.names` is checked where a name is taken)."""
+    return fld(Kind.STR, default=default, min_len=1, max_len=MAX_WIRE_NAME, plain=True, doc=doc)

@@ -78,6 +78,14 @@ class LoggedIn(Message):
     name: str = fld(Kind.STR, doc="The name now in use.")
     guest: bool = fld(Kind.BOOL, doc="Logged in as a guest.")
     bot: bool = fld(Kind.BOOL, doc="Logged in as a bot.")
+    token: str | None = fld(
+        Kind.STR,
+        default=None,
+        max_len=128,
+        doc="A login token: login_token in a later login stands for the password (or, for a guest,"
+        " proves it is the same guest) until logout. Keep it like a password; absent for the"
+        " server's own bots.",
+    )
 
 
 @wire_message
@@ -147,6 +155,7 @@ class Error(Message):
         doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED: seconds to wait before retrying.",
     )
     reason: str | None = fld(Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code.")
+    suggestion: str | None = fld(Kind.STR, default=None, max_len=64, doc="NAME_TAKEN: a free name to offer instead.")
     table: int | None = fld(
         Kind.INT,
         default=None,

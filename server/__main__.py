@@ -3,6 +3,11 @@
 shithead-server                         # 0.0.0.0:7433, data in ~/.local/share/shithead
 shithead-server --port 9000 --db ./games.sqlite3 --password secret
 shithead-server --config server.toml    # TOML: host, port, db, password, ... and [limits]
+
+What it prints is for whoever started it; once it listens it serves whether or not anyone
+reads that: a stdout or stderr that goes away (a closed terminal, a parent that died and
+closed the pipe) is let go, and the server goes on (:func:`say`). Only a failed bind is
+"cannot listen".
 """
 
 from __future__ import annotations
@@ -10,10 +15,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import logging
+import os
 import signal
 import socket
 import sys
+from typing import IO
 
 from client.eventloop import use_uvloop_if_installed
 from protocol.messages import PROTOCOL_VERSION
@@ -22,6 +30,54 @@ from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
 from server.net import lan_addresses
 from server.store import StoreError
+
+
+class CannotListen(Exception):
+    """The server cannot listen on its address (in use, not this machine's, not allowed)."""
+
+
+def say(text: str) -> None:
+    """Print ``text`` on stdout for the operator. A stdout that is gone (EPIPE, EIO) is let go:
+    what would go there goes nowhere from then on, and the server goes on serving."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        _let_go(sys.stdout)
+
+
+def _complain(text: str) -> None:
+    """``text`` on stderr, if anyone still reads it."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        _let_go(sys.stderr)
+
+
+def _let_go(stream: IO[str] | None) -> None:
+    """Point ``stream``'s file descriptor at /dev/null, so that what is buffered and anything
+    written later (at exit too) goes nowhere without an error."""
+    if stream is None:
+        return
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return  # not a file (tests replace it): nothing to keep writing to
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+class _LogHandler(logging.StreamHandler[IO[str]]):
+    """The log on stderr; a stderr that is gone is let go (the records go nowhere), never an
+    error that reaches the server."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if isinstance(sys.exc_info()[1], OSError):
+            _let_go(self.stream)
+            return
+        super().handleError(record)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -73,7 +129,12 @@ async def serve(config: ServerConfig) -> None:
     from client.house_process import HouseProcess
 
     app = App(config, bots=HouseProcess(), web_root=web.ROOT)
-    await app.start()
+    try:
+        await app.start()
+    except OSError as exc:
+        # The only OSError of a start: the database's problems are StoreError, and the bundled
+        # bots start in tasks of their own. Nothing later is "cannot listen".
+        raise CannotListen(f"cannot listen on {config.host}:{config.port}: {exc}") from exc
     # Signals first: a stop asked for during the rest of the start-up saves and exits cleanly.
     stop = asyncio.Event()
     why: list[str] = []
@@ -86,18 +147,17 @@ async def serve(config: ServerConfig) -> None:
     for sig, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
         loop.add_signal_handler(sig, stop_on, name)
     host = config.host
-    print(f"Shithead server listening on {host}:{app.port}  (database: {config.db})", flush=True)
+    say(f"Shithead server listening on {host}:{app.port}  (database: {config.db})")
     if app.tables or app.tournaments.tournaments:
         running = sum(t.running for t in app.tables.values())
-        print(
+        say(
             f"  restored {len(app.tables)} tables ({running} games in progress) and "
             f"{len(app.tournaments.tournaments)} tournaments; players have {config.restart_grace:g} s more on "
-            f"their clocks to come back",
-            flush=True,
+            f"their clocks to come back"
         )
     lan = lan_addresses() if host in ("0.0.0.0", "::", "") else []
     for addr in lan:
-        print(f"  players on your network connect to {addr}:{app.port}", flush=True)
+        say(f"  players on your network connect to {addr}:{app.port}")
     if app.web_files is not None:
         _open_the_web_door(app, lan[0] if lan else ("127.0.0.1" if host in ("0.0.0.0", "::", "") else host))
     advertiser = None
@@ -106,7 +166,7 @@ async def serve(config: ServerConfig) -> None:
         advertiser = Advertiser(config.name or socket.gethostname().split(".")[0], host, app.port, PROTOCOL_VERSION)
         announcing = asyncio.create_task(_announce(advertiser))  # about a second: serving meanwhile
     await stop.wait()
-    print("shutting down: finishing writes ...", flush=True)
+    say("shutting down: finishing writes ...")
     if announcing is not None:
         announcing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -114,7 +174,7 @@ async def serve(config: ServerConfig) -> None:
     if advertiser is not None:
         await advertiser.stop()
     await app.stop(f"the server is stopping ({why[0] if why else 'stop'})")
-    print("stopped: tables and games are saved for the next start", flush=True)
+    say("stopped: tables and games are saved for the next start")
 
 
 def _open_the_web_door(app: App, address: str) -> None:
@@ -128,15 +188,16 @@ def _open_the_web_door(app: App, address: str) -> None:
     url = f"http://{address}:{app.port}/"
     for path, (content_type, body) in web.generated_files(url, preset_names(), bot_names()).items():
         app.web_files.add(path, content_type, body)
-    print(f"  on a phone or any browser, open {url}  (the table screen for a TV: {url}tv)", flush=True)
-    web.join_qr(url).terminal(out=sys.stdout, compact=True)
-    sys.stdout.flush()
+    say(f"  on a phone or any browser, open {url}  (the table screen for a TV: {url}tv)")
+    qr = io.StringIO()
+    web.join_qr(url).terminal(out=qr, compact=True)
+    say(qr.getvalue().rstrip("\n"))
 
 
 async def _announce(advertiser: Advertiser) -> None:
     await advertiser.start()
     if advertiser.registered_name is not None:
-        print(f"  announced on the LAN as {advertiser.registered_name!r}: players just run shithead", flush=True)
+        say(f"  announced on the LAN as {advertiser.registered_name!r}: players just run shithead")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,15 +222,16 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"shithead-server: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=config.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=[_LogHandler(sys.stderr)],
+    )
     use_uvloop_if_installed()
     try:
         asyncio.run(serve(config))
-    except StoreError as exc:
-        print(f"shithead-server: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"shithead-server: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+    except (StoreError, CannotListen) as exc:
+        _complain(f"shithead-server: {exc}")
         return 1
     return 0
 

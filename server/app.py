@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode
+from protocol.names import name_key
 from protocol.messages import (
     Act,
     AddBot,
@@ -53,6 +54,7 @@ from protocol.messages import (
     GoingAway,
     Join,
     Leave,
+    Logout,
     Message,
     Register,
     Resume,
@@ -66,6 +68,7 @@ from server.dispatch import Dispatcher, Fact
 from server.db_thread import DbThread
 from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
+from server.identity import house_identity
 from server.journal import Journal
 from server.lobby import Lobby
 from server.records import Records
@@ -125,14 +128,21 @@ class App:
         self.hosted = HostedBots(bots, address=lambda: (self.local_host, self.port), spawn=self.spawn)
         self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over)
         self.accounts = Accounts(
-            config, db=self.db, store=self._store, hosted=self.hosted, holds_seat=self.lobby.holds_seat
+            config,
+            db=self.db,
+            store=self._store,
+            hosted=self.hosted,
+            holder=self.name_holder,
+            seat_holder=self.lobby.seat_holder,
         )
+        self.hosted.taken = lambda key: self.accounts.held_by(key) is not None
         self.records = Records(db=self.db, store=self._store)
         self.tournaments = TournamentService(self)
         self.sweeper = Sweeper(config, self.lobby, self.sessions, deliver=self.flush, game_over=self._game_over)
         self.handlers = Handlers()
         self.lobby.register(self.handlers)
         self.handlers.add(GetRecord, self.records.get_record)
+        self.handlers.add(Logout, self.accounts.logout)
         self.tournaments.register_handlers(self.handlers)
         self.dispatch = Dispatcher(
             config,
@@ -470,8 +480,26 @@ class App:
     def tournament_game(self, tournament: int, fin: Finished) -> None:
         self._durable().tournament_game(tournament, fin)
 
-    def logged_in(self, name: str) -> list[Session]:
-        return [s for s in self.sessions if s.logged_in and s.name == name]
+    def logged_in(self, identity: str) -> list[Session]:
+        return [s for s in self.sessions if s.logged_in and s.identity == identity]
+
+    def name_holder(self, key: str) -> str | None:
+        """The identity that holds the name of key ``key`` on this server, if any: a connected
+        session, a seat, a table's owner, an unfinished tournament's organiser, or a bundled bot
+        being started (see :mod:`server.identity`)."""
+        for s in self.sessions:
+            if s.logged_in and name_key(s.name) == key:
+                return s.identity
+        holder = self.lobby.name_holder(key)
+        if holder is not None:
+            return holder
+        for t in self.tournaments.tournaments.values():
+            if t.status != "finished" and name_key(t.organiser) == key:
+                return t.organiser_id
+        for name in self.hosted.logins:
+            if name_key(name) == key:
+                return house_identity(name)
+        return None
 
     # --- what follows a finished game
 

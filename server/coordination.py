@@ -25,6 +25,8 @@ class Session(Protocol):
     """What a coordinator knows of a connection."""
 
     name: str
+    identity: str
+    """Who this is (:mod:`server.identity`); permissions compare this, never ``name``."""
     bot: bool
     guest: bool
     house: str | None
@@ -38,13 +40,20 @@ class TableError(Exception):
     """A refused request: a wire error code and a message (never a hidden card)."""
 
     def __init__(
-        self, code: ErrorCode, message: str, *, reason: str | None = None, retry_after: float | None = None
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        reason: str | None = None,
+        retry_after: float | None = None,
+        suggestion: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.reason = reason
         self.retry_after = retry_after
+        self.suggestion = suggestion
 
 
 class PlayerEntry:

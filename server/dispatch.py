@@ -106,7 +106,14 @@ class Dispatcher:
     def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception) -> None:
         """The one answer to a request that failed before it was answered."""
         if isinstance(exc, TableError):
-            s.error(exc.code, exc.message, request_id, reason=exc.reason, retry_after=exc.retry_after)
+            s.error(
+                exc.code,
+                exc.message,
+                request_id,
+                reason=exc.reason,
+                retry_after=exc.retry_after,
+                suggestion=exc.suggestion,
+            )
         else:
             log.error("internal error while handling %s from %r", what, s, exc_info=exc)
             s.error(ErrorCode.INTERNAL_ERROR, "the server failed on this request; it was not applied", request_id)

@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
+from protocol.names import name_key
 from server.auth import token_hash, token_matches
 
 log = logging.getLogger(__name__)
@@ -79,15 +80,20 @@ class HostedBots:
         """Name -> the kind of bundled bot (``greedy``...) of every bot started."""
         self.next_number = 1
         """Names are ``<kind>-<number>``; the number is kept across restarts."""
+        self.taken: Callable[[str], bool] = lambda key: False
+        """Whether somebody holds the name of this key (a new bot's name skips those)."""
 
     def names(self) -> list[str]:
         """The kinds of bot this server runs (none without a host)."""
         return list(self.host.names()) if self.host is not None else []
 
     def new_name(self, kind: str) -> str:
-        name = f"{kind}-{self.next_number}"
-        self.next_number += 1
-        return name
+        """A name for a new bot of ``kind`` that nobody holds: ``<kind>-<number>``."""
+        while True:
+            name = f"{kind}-{self.next_number}"
+            self.next_number += 1
+            if not self.taken(name_key(name)) and name not in self.logins:
+                return name
 
     def claim(self, name: str, password: str | None) -> str | None:
         """The kind of bot ``name`` if ``password`` is its one-time password (used up now)."""

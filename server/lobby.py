@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from protocol.errors import ErrorCode
+from protocol.names import name_key
 from protocol.messages import (
     Act,
     AddBot,
@@ -40,6 +41,7 @@ from server.engine import RulesError, check_seats, make_rules, parse_cards
 from server.engine.cards import CardError
 from server.engine.deal import check_deck
 from server.hosted import HostedBots
+from server.identity import house_identity
 from server.reply import Handlers, Reply
 from server.session import ClientSession
 from server.table import Changed, Outbox, Table
@@ -136,14 +138,28 @@ class Lobby:
                 changed.append(t)
         return changed
 
-    def holds_seat(self, name: str, token: str) -> bool:
-        """Whether ``token`` is the token of a seat that ``name`` holds at some table."""
-        low = name.lower()
-        return any(
-            st is not None and st.name.lower() == low and token_matches(token, st.token_hash)
-            for t in self.tables.values()
-            for st in t.seats
-        )
+    def seat_holder(self, token: str) -> tuple[str, str] | None:
+        """The identity and name of whoever holds the seat whose token is ``token``, if any."""
+        for t in self.tables.values():
+            for st in t.seats:
+                if st is not None and token_matches(token, st.token_hash):
+                    return st.identity, st.name
+        return None
+
+    def name_holder(self, key: str) -> str | None:
+        """The identity that holds a name of key ``key`` at a table (a seat, a stand-in, an
+        owner), if any."""
+        for t in self.tables.values():
+            if t.tournament is None and name_key(t.owner) == key:
+                return t.owner_id
+            for st in t.seats:
+                if st is None:
+                    continue
+                if name_key(st.name) == key:
+                    return st.identity
+                if st.stand_in is not None and name_key(st.stand_in) == key:
+                    return house_identity(st.stand_in)
+        return None
 
     # --- requests
 
@@ -172,6 +188,7 @@ class Lobby:
                 rules,
                 msg.seats,
                 password_hash=token_hash(msg.password) if msg.password else None,
+                owner_id=s.identity,
                 action_seconds=msg.action_seconds or self.config.action_seconds,
                 bank_seconds=msg.bank_seconds if msg.bank_seconds is not None else self.config.bank_seconds,
                 seed=msg.seed,
@@ -231,15 +248,16 @@ class Lobby:
         after = []
         seat, old = t.resume(s, msg.token, out, time.monotonic())
         if isinstance(old, ClientSession) and old is not s:
-            if old.house is not None and old.name != s.name:
+            if old.house is not None and old.identity != s.identity:
                 after.append(old.close)  # the stand-in bot whose player came back: its work is done
             else:
                 note = f"your seat at table {t.id} was taken over by a newer connection"
                 out.send(old, Error(code=ErrorCode.BAD_TOKEN, message=note, table=t.id))
         st = t.seats[seat]
         assert st is not None
-        if msg.token is None:
-            # Resumed by name: a fresh token (the lost one stops working).
+        if msg.token is None or (st.stand_in is None and not token_matches(msg.token, st.token_hash)):
+            # Resumed by name (or, at a tournament's table, with a token a later one replaced):
+            # a fresh token (the lost one stops working).
             token, st.token_hash = new_token()
         else:
             token = msg.token
@@ -247,7 +265,7 @@ class Lobby:
 
     def _add_bot(self, s: ClientSession, msg: AddBot) -> Reply:
         t = self.table(msg.table)
-        if s.name != t.owner:
+        if s.identity != t.owner_id:
             raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({t.owner}) can add bots")
         known = self.hosted.names()
         if msg.bot not in known:
@@ -259,9 +277,8 @@ class Lobby:
         token = None
         if msg.seat is not None and msg.seat < t.nseats and t.seats[msg.seat] is not None:
             # A stand-in for a player who has gone (during a game too).
-            name = f"{msg.bot}-{self.hosted.next_number}"
+            name = self.hosted.new_name(msg.bot)
             token = t.hand_to_bot(s, msg.seat, name, msg.bot, time.monotonic(), self.config.reconnect_grace)
-            self.hosted.next_number += 1
             out = Outbox(saves=[Changed(t)])
         else:
             if t.running:

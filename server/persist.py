@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.messages import GameOver
+from protocol.names import name_key
+from server.identity import GUEST, account_identity, house_identity
 from server.engine import Game, SeriesTally, format_card, make_rules, parse_action, parse_card
 from server.table import Seat, Table
 from server.tournament.director import Finished, Participant, Settings, Tournament
@@ -55,6 +57,7 @@ def table_snapshot(t: Table) -> dict[str, Any]:
         "id": t.id,
         "name": t.name,
         "owner": t.owner,
+        "owner_id": t.owner_id,
         "preset": t.rules.preset,
         "options": t.rules.overrides(),
         "nseats": t.nseats,
@@ -80,6 +83,7 @@ def table_snapshot(t: Table) -> dict[str, Any]:
 def _seat(s: Seat) -> dict[str, Any]:
     return {
         "name": s.name,
+        "identity": s.identity,
         "bot": s.bot,
         "guest": s.guest,
         "house": s.house,
@@ -91,6 +95,15 @@ def _seat(s: Seat) -> dict[str, Any]:
         "stand_in": s.stand_in,
         "stand_in_kind": s.stand_in_kind,
     }
+
+
+def _legacy_identity(name: str, *, guest: bool, house: str | None) -> str:
+    """The identity of a seat or owner in a snapshot written before identities: a bundled bot's,
+    an account's, or a guest's that only the seat's token can prove (the guest who logs in with
+    it gets this identity: :mod:`server.accounts`)."""
+    if house is not None:
+        return house_identity(name)
+    return GUEST + "legacy-" + name_key(name) if guest else account_identity(name)
 
 
 def deal_of(t: Table, started_wall: float) -> dict[str, Any]:
@@ -158,6 +171,7 @@ def restore_table(
             bank_seconds=snap["bank_seconds"],
             seed=snap["seed"],
             deck=deck,
+            owner_id=snap.get("owner_id"),
         )
         for i, d in enumerate(snap["seats"]):
             if d is not None:
@@ -167,6 +181,7 @@ def restore_table(
                     d["guest"],
                     bytes.fromhex(d["token_hash"]),
                     None,
+                    identity=d.get("identity") or _legacy_identity(d["name"], guest=d["guest"], house=d["house"]),
                     away_since=now,
                     house=d["house"],
                     timeouts=d["timeouts"],
@@ -176,6 +191,10 @@ def restore_table(
                     stand_in=d["stand_in"],
                     stand_in_kind=d["stand_in_kind"],
                 )
+        if "owner_id" not in snap:
+            # Written before identities: the owner is the seat of that name, or an account.
+            seated = [s.identity for s in t.seats if s is not None and s.name == t.owner]
+            t.owner_id = seated[0] if seated else account_identity(t.owner)
         series = t.series
         series.dealer = snap["dealer"]
         tally = snap["tally"]
@@ -262,6 +281,7 @@ def tournament_snapshot(t: Tournament) -> dict[str, Any]:
         "v": SNAPSHOT_VERSION,
         "id": t.id,
         "organiser": t.organiser,
+        "organiser_id": t.organiser_id,
         "settings": dataclasses.asdict(t.settings),
         "participants": [{"name": p.name, "bot": p.bot, "house": p.house} for p in t.participants.values()],
         "status": t.status,
@@ -289,7 +309,14 @@ def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] 
         done = sd.get("done") or ()
         sd["done"] = merge(ranges=done) if done and isinstance(done[0], (list, tuple)) else merge(done)
         settings = Settings(**sd)
-        t = Tournament(snap["id"], snap["organiser"], settings)
+        # (snapshots before identities: the organiser was an account of that name, or a guest
+        # whom nobody can prove to be now)
+        t = Tournament(
+            snap["id"],
+            snap["organiser"],
+            settings,
+            organiser_id=snap.get("organiser_id") or account_identity(snap["organiser"]),
+        )
         for p in snap["participants"]:
             t.participants[p["name"]] = Participant(p["name"], p["bot"], p["house"], connected=False)
         t.status = snap["status"]

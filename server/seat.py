@@ -17,6 +17,8 @@ class Seat:
     guest: bool
     token_hash: bytes
     session: Session | None
+    identity: str = ""
+    """Who holds the seat (:mod:`server.identity`): a resume must come from the same identity."""
     away_since: float | None = None
     house: str | None = None
     """The bundled bot's kind when the server runs this player (it seats it again after a restart)."""

@@ -98,6 +98,10 @@ class ClientSession(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.address = "?"
         self.name = ""
+        self.identity = ""
+        """Who this is, once logged in (:mod:`server.identity`): owners and seats are checked by it."""
+        self.login_hash: bytes | None = None
+        """The hash of the login token this login was given (``logout`` ends it)."""
         self.bot = False
         self.guest = False
         self.house: str | None = None
@@ -334,13 +338,16 @@ class ClientSession(asyncio.Protocol):
         retry_after: float | None = None,
         reason: str | None = None,
         table: int | None = None,
+        suggestion: str | None = None,
         now: bool = False,
     ) -> None:
         """Send an ``error`` (held like other output unless ``now``); a fatal code closes."""
         if self.closing or self.transport is None:
             return
         try:
-            data = self.conn.send_error(code, message, request_id, retry_after=retry_after, reason=reason, table=table)
+            data = self.conn.send_error(
+                code, message, request_id, retry_after=retry_after, reason=reason, table=table, suggestion=suggestion
+            )
         except LocalProtocolError:
             # The connection is past the point of sending (e.g. it already sent a fatal error).
             log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)

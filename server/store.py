@@ -4,9 +4,13 @@ The embedded default: no other service is needed. :class:`Store` is synchronous 
 thread-safe by itself; the asyncio shell drives it from one dedicated writer thread, so
 writes never block the event loop and all of them are finished before shutdown.
 
-What is kept (schema version 3):
+What is kept (schema version 4):
 
-* ``accounts`` and ``games`` (finished games' records), as in version 1;
+* ``accounts`` and ``games`` (finished games' records), as in version 1; version 4 gives each
+  account the key of its name (:func:`protocol.names.name_key`), unique, which is how a name is
+  looked up, and adds ``logins``: the hashes of the login tokens given out at login (who they
+  stand for: an account's or a guest's identity and name), until ``logout``; a guest's token
+  unused for :data:`GUEST_LOGIN_DAYS` days is dropped when the server opens the file;
 * the **live state**, written as it happens by :mod:`server.journal`: ``live_tables`` (one
   JSON snapshot per open table: settings, seats with token hashes, series, clocks), ``live_games``
   (the latest deal of each table: deck, dealer, the series' random state after dealing) and
@@ -24,7 +28,7 @@ commit to the disk as well.
 
 Opening checks the file: a file that is not a database, a database of a newer schema, one that
 another server holds, or one that cannot be written raises :class:`StoreError` with one line
-naming the file and the problem. Version 1 and 2 databases are migrated in place.
+naming the file and the problem. Version 1, 2 and 3 databases are migrated in place.
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
 done by the caller (see :mod:`server.auth`), which runs it in an executor.
@@ -43,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from protocol.names import name_key
 from server.record_codec import pack_record, unpack_record
 
 try:
@@ -52,7 +57,9 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+GUEST_LOGIN_DAYS = 30
+"""A guest's login token unused this many days is forgotten (its name is long free anyway)."""
 
 _SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -114,6 +121,17 @@ CREATE TABLE IF NOT EXISTS live_tournament_games (
 );
 """
 
+_SCHEMA_V4 = """
+CREATE TABLE IF NOT EXISTS logins (
+    token_hash  BLOB PRIMARY KEY,       -- SHA-256 of the login token
+    identity    TEXT NOT NULL,          -- server.identity: account:<key> or guest:<random>
+    name        TEXT NOT NULL,
+    bot         INTEGER NOT NULL,
+    created     REAL NOT NULL,
+    used        REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
 #: A write for :meth:`Store.write_batch`: SQL and its parameters.
 Op = tuple[str, Sequence[Any]]
 
@@ -127,6 +145,15 @@ class Account:
     name: str
     salt: bytes
     hash: bytes
+    bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Login:
+    """What a login token stands for."""
+
+    identity: str
+    name: str
     bot: bool
 
 
@@ -153,6 +180,17 @@ def _describe(path: str, exc: BaseException) -> str:
     elif "locked" in text:
         text += " (another program holds a lock on it)"
     return f"database {path}: {text}"
+
+
+def _key_accounts(db: sqlite3.Connection) -> None:
+    """Version 4: every account gets the key of its name (older ones are ASCII, where the key
+    is the lower case that ``COLLATE NOCASE`` compared, so no two can collide)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(accounts)")}
+    if "key" not in columns:
+        db.execute("ALTER TABLE accounts ADD COLUMN key TEXT")
+        for (name,) in db.execute("SELECT name FROM accounts").fetchall():
+            db.execute("UPDATE accounts SET key = ? WHERE name = ?", (name_key(name), name))
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS accounts_key ON accounts (key)")
 
 
 def _move_finished_tournament_games(db: sqlite3.Connection) -> None:
@@ -235,11 +273,16 @@ class Store:
         db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only or locked file
         try:
-            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3).split(";"):
+            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4).split(";"):
                 if stmt.strip():
                     db.execute(stmt)
             if version == 2:
                 _move_finished_tournament_games(db)
+            _key_accounts(db)
+            db.execute(
+                "DELETE FROM logins WHERE identity LIKE 'guest:%' AND used < ?",
+                (time.time() - GUEST_LOGIN_DAYS * 86400,),
+            )
             if version != SCHEMA_VERSION:
                 if version:
                     log.info("database %s: migrated schema %d -> %d", self.path, version, SCHEMA_VERSION)
@@ -278,19 +321,42 @@ class Store:
     # --- accounts
 
     def account(self, name: str) -> Account | None:
-        row = self.db.execute("SELECT name, salt, hash, bot FROM accounts WHERE name = ?", (name,)).fetchone()
+        """The account whose name is ``name`` by key (case and width do not matter)."""
+        row = self.db.execute("SELECT name, salt, hash, bot FROM accounts WHERE key = ?", (name_key(name),)).fetchone()
         return Account(row[0], row[1], row[2], bool(row[3])) if row else None
 
     def create_account(self, name: str, salt: bytes, pw_hash: bytes, *, bot: bool) -> bool:
-        """Register ``name``; False if it exists already (names are case-insensitive)."""
+        """Register ``name``; False if an account of that name (by key) exists already."""
         try:
             self.db.execute(
-                "INSERT INTO accounts (name, salt, hash, bot, created) VALUES (?, ?, ?, ?, ?)",
-                (name, salt, pw_hash, int(bot), time.time()),
+                "INSERT INTO accounts (name, key, salt, hash, bot, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (name, name_key(name), salt, pw_hash, int(bot), time.time()),
             )
         except sqlite3.IntegrityError:
             return False
         return True
+
+    # --- login tokens
+
+    def add_login(self, token_hash: bytes, identity: str, name: str, *, bot: bool) -> None:
+        """Keep a login token (its hash) given to ``identity`` logged in as ``name``."""
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO logins (token_hash, identity, name, bot, created, used) VALUES (?, ?, ?, ?, ?, ?)",
+            (token_hash, identity, name, int(bot), now, now),
+        )
+
+    def login(self, token_hash: bytes) -> Login | None:
+        """Whom the login token with this hash stands for (and mark it used now), if anyone."""
+        row = self.db.execute("SELECT identity, name, bot FROM logins WHERE token_hash = ?", (token_hash,)).fetchone()
+        if row is None:
+            return None
+        self.db.execute("UPDATE logins SET used = ? WHERE token_hash = ?", (time.time(), token_hash))
+        return Login(row[0], row[1], bool(row[2]))
+
+    def drop_login(self, token_hash: bytes) -> None:
+        """End a login token (``logout``)."""
+        self.db.execute("DELETE FROM logins WHERE token_hash = ?", (token_hash,))
 
     # --- games
 

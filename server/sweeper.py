@@ -59,7 +59,7 @@ class Sweeper:
             except Exception:
                 log.exception("sweeping %r failed; the other connections are swept", s)
         # People connected to the server (a bot table's owner may start its games from the lobby).
-        people = frozenset(s.name.lower() for s in self.sessions if s.logged_in and s.house is None)
+        people = frozenset(s.identity for s in self.sessions if s.logged_in and s.house is None)
         for t in list(self.lobby.tables.values()):
             try:
                 self.sweep_table(t, now, paused=paused, people=people)
@@ -69,7 +69,7 @@ class Sweeper:
     def sweep_table(self, t: Table, now: float, *, paused: bool, people: frozenset[str] = frozenset()) -> None:
         """One table's periodic work; ``people``: the lower-case names of the persons connected."""
         grace = self.config.reconnect_grace
-        if not t.running and t.abandoned(now, grace, owner_connected=t.owner.lower() in people):
+        if not t.running and t.abandoned(now, grace, owner_connected=t.owner_id in people):
             log.info("removing abandoned table %d %r", t.id, t.name)
             self.lobby.drop_table(t.id)
         elif not t.running:

@@ -42,6 +42,7 @@ from server.engine.actions import Action
 from server.engine.game import SETUP
 from server.engine.events import Event, event_to_dict
 from server.engine.policies import greedy_policy
+from server.identity import house_identity
 from server.seat import Seat
 from server.states import StateBuilder
 
@@ -133,10 +134,14 @@ class Table:
         seed: int | None = None,
         deck: list[int] | None = None,
         rng: random.Random | None = None,
+        owner_id: str | None = None,
     ) -> None:
         self.id = table_id
         self.name = name
         self.owner = owner
+        """The owner's name, as shown."""
+        self.owner_id = owner if owner_id is None else owner_id
+        """The owner's identity (:mod:`server.identity`): what the owner's requests are checked by."""
         self.rules = rules
         self.nseats = nseats
         self.password_hash = password_hash
@@ -246,7 +251,7 @@ class Table:
         if self.seat_of(session) is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
         self.check_password(password)
-        if any(s is not None and s.name.lower() == session.name.lower() for s in self.seats):
+        if any(s is not None and s.identity == session.identity for s in self.seats):
             raise TableError(ErrorCode.SEAT_TAKEN, f"{session.name} already sits at this table; use resume")
         if self.running:
             raise TableError(ErrorCode.ALREADY_STARTED, "the game has started; watch instead")
@@ -261,7 +266,14 @@ class Table:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
         token, token_hash = new_token()
         st = self.seats[seat] = Seat(
-            session.name, session.bot, session.guest, token_hash, session, bank=self.bank_seconds, house=session.house
+            session.name,
+            session.bot,
+            session.guest,
+            token_hash,
+            session,
+            identity=session.identity,
+            bank=self.bank_seconds,
+            house=session.house,
         )
         if session in self.watchers:
             self.watchers.remove(session)
@@ -270,15 +282,30 @@ class Table:
         return seat, token
 
     def seat_for(
-        self, seat: int, name: str, bot: bool, guest: bool, session: Session | None, out: Outbox, now: float
+        self,
+        seat: int,
+        name: str,
+        identity: str,
+        bot: bool,
+        guest: bool,
+        session: Session | None,
+        out: Outbox,
+        now: float,
     ) -> str:
-        """Seat ``name`` at ``seat`` on the server's own authority (a tournament's game): with its
-        connection, or away if it has none now. Returns the seat's token."""
+        """Seat ``name`` (``identity``) at ``seat`` on the server's own authority (a tournament's
+        game): with its connection, or away if it has none now. Returns the seat's token."""
         if self.running or self.seats[seat] is not None:
             raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is not free")
         token, token_hash = new_token()
         self.seats[seat] = Seat(
-            name, bot, guest, token_hash, session, away_since=now if session is None else None, bank=self.bank_seconds
+            name,
+            bot,
+            guest,
+            token_hash,
+            session,
+            identity=identity,
+            away_since=now if session is None else None,
+            bank=self.bank_seconds,
         )
         self._update(out)
         return token
@@ -324,7 +351,7 @@ class Table:
                 ErrorCode.ALREADY_STARTED, "the game is running: finish it (or disconnect; the clock plays for you)"
             )
         self.seats[seat] = None
-        if self.owner == session.name:
+        if self.owner_id == session.identity:
             self._pass_ownership()
         self._update(out)
 
@@ -334,15 +361,15 @@ class Table:
         """The owner is gone: the first seated person who is here takes over (never a bot); if
         there is none, the next one to arrive (see :meth:`_claim_ownership`)."""
         for s in self.seats:
-            if s is not None and s.person_here and s.name != self.owner:
-                self.owner = s.name
+            if s is not None and s.person_here and s.identity != self.owner_id:
+                self.owner, self.owner_id = s.name, s.identity
                 self.owner_gone = False
                 return
         self.owner_gone = True
 
     def _claim_ownership(self, s: Seat) -> None:
         if self.owner_gone and s.person_here and self.tournament is None:
-            self.owner = s.name
+            self.owner, self.owner_id = s.name, s.identity
             self.owner_gone = False
 
     def check_owner(self, now: float, grace: float, out: Outbox) -> None:
@@ -350,11 +377,11 @@ class Table:
         if self.tournament is not None or self.owner_gone:
             return
         for s in self.seats:
-            if s is not None and s.name == self.owner:
+            if s is not None and s.identity == self.owner_id:
                 if s.session is None and s.away_since is not None and now - s.away_since >= grace:
-                    before = self.owner
+                    before = self.owner_id
                     self._pass_ownership()
-                    if self.owner != before or self.owner_gone:
+                    if self.owner_id != before or self.owner_gone:
                         self._update(out)
                 return
 
@@ -362,7 +389,7 @@ class Table:
         """The owner hands the seat of a player away for ``grace`` seconds or more to bundled bot
         ``bot`` (of ``kind``), which then plays for them; returns the token the bot resumes with.
         The player takes the seat back by :meth:`resume`."""
-        if session.name != self.owner:
+        if session.identity != self.owner_id:
             raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({self.owner}) can add bots")
         s = self.seats[seat]
         assert s is not None
@@ -383,20 +410,21 @@ class Table:
         """Give the seat whose token this is to ``session``; returns the seat and the connection
         that held it until now (an older connection of the player, or the stand-in bot), if any.
 
-        Without a token, a registered account (logged in with its password, so its name is
-        proof enough) gets back the seat that account holds; a guest must show the token. A
+        Only the identity that holds a seat gets it back (:mod:`server.identity`). Without a
+        token, a registered account (logged in with its password or login token, so its identity
+        is proof enough) gets back the seat that account holds; a guest must show the token. A
         stand-in bot resumes the seat it was handed with its own token."""
         for i, s in enumerate(self.seats):
             if s is None:
                 continue
-            if s.stand_in is not None and session.name == s.stand_in:
+            if s.stand_in is not None and session.house is not None and session.identity == house_identity(s.stand_in):
                 if token is None or s.stand_in_hash is None or not token_matches(token, s.stand_in_hash):
                     continue
                 before, s.session, s.away_since = s.session, session, None
                 self._presence(i, PresenceEvent.REPLACED, out, bot=s.stand_in)
-            elif s.name.lower() != session.name.lower():
+            elif s.identity != session.identity:
                 continue
-            elif token is not None and not token_matches(token, s.token_hash):
+            elif token is not None and not token_matches(token, s.token_hash) and not self._login_proves(session):
                 continue
             elif token is None and (session.guest or s.guest):
                 raise TableError(ErrorCode.BAD_TOKEN, "guests must give the seat token to resume")
@@ -414,10 +442,17 @@ class Table:
             return i, before
         raise TableError(
             ErrorCode.BAD_TOKEN,
-            "no seat at this table has that token for this name"
+            "no seat at this table has that token for you"
             if token is not None
             else f"{session.name} holds no seat at this table",
         )
+
+    def _login_proves(self, session: Session) -> bool:
+        """Whether ``session``'s login proves its seat here whatever token it shows: at a
+        tournament's table, for a participant that is no guest. Its ``register`` hands its seats
+        back with new tokens (``seated``) that it may not have read yet, so a token that a later
+        one replaced counts as none (as a registered account may resume without one)."""
+        return self.tournament is not None and not session.guest
 
     def disconnected(self, session: Session, out: Outbox, now: float) -> None:
         """The connection of ``session`` is gone: watchers leave, players are marked away."""
@@ -453,7 +488,7 @@ class Table:
 
     def start(self, session: Session, out: Outbox, now: float, game_id: int) -> None:
         """Deal the next game of the series (the owner only, every seat taken)."""
-        if session.name != self.owner:
+        if session.identity != self.owner_id:
             raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({self.owner}) can start")
         if self.running:
             raise TableError(ErrorCode.ALREADY_STARTED, "a game is running")

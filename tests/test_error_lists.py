@@ -72,6 +72,8 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await owner.ok({"type": "login", "name": "owner", "password": "right password"}, "logged_in")
     again = await TestClient.connect(app.port, name="owner")
     await again.ok({"type": "hello", "version": 1}, "welcome")
+    await b.refuse(again, {"type": "login", "name": "a\u200eb", "guest": True}, "BAD_NAME")
+    await b.refuse(again, {"type": "login", "name": "ALICE", "guest": True}, "NAME_TAKEN")
     await b.refuse(again, {"type": "login", "name": "owner", "password": "wrong password"}, "AUTH_FAILED")
     for _ in range(50):  # failures until the throttle answers (it does after a few)
         reply = await again.request({"type": "login", "name": "owner", "password": "wrong password"})

@@ -111,7 +111,10 @@ class Tournament:
 
     id: int
     organiser: str
+    """The organiser's name, as shown."""
     settings: Settings
+    organiser_id: str = ""
+    """The organiser's identity (the server's :mod:`server.identity`): who may start it."""
     participants: dict[str, Participant] = field(default_factory=dict)
     status: Status = REGISTERING
     pending: deque[GameSpec] = field(default_factory=deque)

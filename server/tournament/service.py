@@ -43,6 +43,7 @@ from protocol.messages import (
 )
 from server.coordination import FinishedGame, Session, TableError
 from server.engine import RulesError, check_seats, make_rules
+from server.identity import account_identity, house_identity
 from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 
@@ -94,8 +95,8 @@ class TournamentHost(Protocol):
         """Keep a finished game of the tournament (in the current batch)."""
         ...
 
-    def logged_in(self, name: str) -> list[Session]:
-        """The connections logged in as ``name``."""
+    def logged_in(self, identity: str) -> list[Session]:
+        """The connections logged in as ``identity`` (:mod:`server.identity`)."""
         ...
 
 
@@ -109,6 +110,7 @@ class _Director:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.identity = name  # (the tables' owner id: see _game_table)
 
 
 HOUSE_REGISTER_SECONDS = 30.0
@@ -188,7 +190,7 @@ class TournamentService:
             bots=tuple(bot_names),
             done=done,
         )
-        t = Tournament(self.next_id, s.name, settings)
+        t = Tournament(self.next_id, s.name, settings, organiser_id=s.identity)
         self.tournaments[t.id] = t
         self.next_id += 1
         self._changed(t)
@@ -237,7 +239,7 @@ class TournamentService:
 
     def start(self, s: Session, msg: StartTournament) -> Reply:
         t = self._get(msg.tournament)
-        if s.name != t.organiser:
+        if s.identity != t.organiser_id:
             raise TableError(ErrorCode.NOT_OWNER, f"only the organiser ({t.organiser}) can start it")
         if t.status == REGISTERING and self._bots_not_in(t):
             return Reply(later=self._start_when_bots_are_in(t, msg))
@@ -329,7 +331,8 @@ class TournamentService:
             for seat, name in enumerate(spec.seats):
                 session = self.sessions.get((t.id, name))
                 p = t.participants[name]
-                token = table.seat_for(seat, name, p.bot, p.house, session, out, now)
+                identity = house_identity(name) if p.house else account_identity(name)
+                token = table.seat_for(seat, name, identity, p.bot, p.house, session, out, now)
                 if session is not None:
                     out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat, token=token))
             table.start(_Director(table.owner), out, now, host.new_game_id())
@@ -357,7 +360,7 @@ class TournamentService:
         self._changed(t)
         msg = TournamentGame(tournament=t.id, result=game_result(fin))
         out = Outbox()
-        for s in self.host.logged_in(t.organiser):
+        for s in self.host.logged_in(t.organiser_id):
             out.send(s, msg)
         self.host.flush(out)
         self._fill(t)
@@ -369,7 +372,7 @@ class TournamentService:
         msg = TournamentOver(tournament=t.id, info=tournament_info(t))
         sent = set()
         out = Outbox()
-        for s in [*self.host.logged_in(t.organiser), *(s for (tid, _), s in self.sessions.items() if tid == t.id)]:
+        for s in [*self.host.logged_in(t.organiser_id), *(s for (tid, _), s in self.sessions.items() if tid == t.id)]:
             if id(s) not in sent:
                 sent.add(id(s))
                 out.send(s, msg)

@@ -128,7 +128,8 @@ async def test_a_house_login_works_once_only(make_app: Any) -> None:
     again = await TestClient.connect(app.port, name=name)
     await again.ok({"type": "hello", "version": 1}, "welcome")
     answer = await again.request({"type": "login", "name": name, "password": "anything"})
-    # Not a house login any more: an ordinary login, which registers the name as an account.
-    assert answer["type"] == "logged_in" and answer["guest"] is False and answer["bot"] is False
+    # Not a house login any more: an ordinary login, refused since the bot holds that name.
+    assert answer["type"] == "error" and answer["code"] == "NAME_TAKEN", answer
+    assert [st.name for st in app.tables[table].seats if st is not None and st.session is not None] == [name]
     await again.close()
     await owner.close()

@@ -247,13 +247,15 @@ async def test_not_logged_in_and_already_logged_in(app: Any, connect: Any) -> No
 
 
 async def test_auth_failed(app: Any, connect: Any) -> None:
-    """Wrong password or guest login on a registered name: AUTH_FAILED; the right password then works."""
+    """Wrong or no password: AUTH_FAILED; a guest login on a registered name: NAME_TAKEN with a
+    free name offered; the right password then works."""
     a = await connect(app, "msgpack", "reg")
     await a.login("carol", guest=False, password="pw-one")
     b = await connect(app, "json", "reg2")
     await b.ok(HELLO, "welcome")
     await expect_error(b, {"type": "login", "name": "carol", "password": "wrong"}, "AUTH_FAILED")
-    await expect_error(b, {"type": "login", "name": "CAROL", "guest": True}, "AUTH_FAILED")
+    taken = await expect_error(b, {"type": "login", "name": "CAROL", "guest": True}, "NAME_TAKEN")
+    assert taken["suggestion"] == "CAROL 2" and "registered" in taken["message"]
     await expect_error(b, {"type": "login", "name": "carol"}, "AUTH_FAILED")
     ok = await b.ok({"type": "login", "name": "Carol", "password": "pw-one"}, "logged_in")
     assert ok["name"] == "carol" and ok["guest"] is False

@@ -62,7 +62,7 @@ async def misbehave(
     while not stop.is_set():
         c = await TestClient.connect(port, rng.choice(["msgpack", "json"]), name)
         try:
-            await c.login(name)
+            await c.login(name, token=token)  # (the guest who holds that seat, back)
             await c.request({"type": "resume", "table": table, "token": token})
             for _ in range(60):  # a flood of illegal acts and pings and chat
                 c.send(

@@ -16,8 +16,10 @@ SEED = short_seeds("classic", 2, 1, max_len=200)[0]
 
 
 async def relogin(connect: Any, app: Any, old: TestClient, mode: str = "json") -> TestClient:
+    """``old``'s guest back on a new connection: its name is held by its seat, so it logs in
+    with that seat's token (PROTOCOL.md §11), which makes it the same guest again."""
     c = await connect(app, mode, old.name)
-    await c.login(old.name)
+    await c.login(old.name, token=old.token)  # type: ignore[attr-defined]
     return c
 
 
@@ -141,8 +143,8 @@ async def test_bad_token(app: Any, players: Any, connect: Any) -> None:
     other_t = (
         await clients[0].ok({"type": "create_table", "name": "o", "preset": "classic", "seats": 2}, "table_created")
     )["table"]
-    intruder = await connect(app, "msgpack", "ba")
-    await intruder.login("ba")
+    intruder = await connect(app, "msgpack", "intruder")
+    await intruder.login("intruder")
     for table, token in ((t, "not-a-token"), (t, clients[1].token), (other_t, clients[0].token)):  # type: ignore[attr-defined]
         reply = await intruder.request({"type": "resume", "table": table, "token": token})
         assert reply["type"] == "error" and reply["code"] == "BAD_TOKEN", reply
@@ -264,12 +266,19 @@ async def test_a_registered_account_resumes_without_its_token(app: Any, connect:
 
 
 async def test_a_guest_must_show_the_token(app: Any, players: Any, connect: Any) -> None:
-    """Guest names are not reserved, so a guest's resume without the token is refused."""
+    """A guest's held seat keeps its name: logging in again without a credential is refused
+    (NAME_TAKEN); with the seat token at login it is that guest again, and its resume still
+    needs the token."""
     clients, t = await start_playing(app, players, ["ga", "gb"], moves=0)
     await clients[0].close()
+    bare = await connect(app, "json", "ga")
+    await bare.ok({"type": "hello", "version": 1}, "welcome")
+    taken = await bare.request({"type": "login", "name": "ga", "guest": True})
+    assert taken["type"] == "error" and taken["code"] == "NAME_TAKEN" and taken["suggestion"] == "ga 2"
     back = await relogin(connect, app, clients[0])
     refused = await back.request({"type": "resume", "table": t})
     assert refused["type"] == "error" and refused["code"] == "BAD_TOKEN" and "token" in refused["message"]
+    await back.ok({"type": "resume", "table": t, "token": clients[0].token}, "joined")  # type: ignore[attr-defined]
 
 
 async def test_resuming_after_the_game_ended_gives_the_game_over(

@@ -31,11 +31,12 @@ def comparable(state: dict[str, Any]) -> dict[str, Any]:
 
 
 async def back(app: App, clients: list[TestClient], table: int) -> list[TestClient]:
-    """New connections for the same guests, resumed with their tokens."""
+    """New connections for the same guests (each proves it is that guest with its seat token at
+    login), resumed with their tokens."""
     again = []
     for c in clients:
         n = await TestClient.connect(app.port, name=c.name)
-        await n.login(c.name)
+        await n.login(c.name, token=c.token)  # type: ignore[attr-defined]
         joined = await n.ok({"type": "resume", "table": table, "token": c.token}, "joined")  # type: ignore[attr-defined]
         n.token, n.seat = joined["token"], joined["seat"]  # type: ignore[attr-defined]
         await n.wait_for(lambda n=n: table in n.states)

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from protocol.names import name_key
+from server.identity import house_identity
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
 from server.engine import ReplayRecord, event_to_dict, format_action, make_rules, parse_cards, stack_deck
@@ -25,6 +27,13 @@ class Fake:
     guest: bool = True
     house: str | None = None
     turn_states: bool = False
+    identity: str = ""
+    """Who it is; by default its name's key, like an account's (so "ALICE" is "alice" logged in
+    again, and the tables below, owned by "alice", are hers)."""
+
+    def __post_init__(self) -> None:
+        if not self.identity:
+            self.identity = house_identity(self.name) if self.house is not None else name_key(self.name)
 
 
 def table(seats: int = 2, **kw: Any) -> Table:
