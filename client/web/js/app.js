@@ -2,12 +2,18 @@
 // then play; a hand card then a face-up slot to swap in setup; a face-down card to turn it).
 //
 // What survives a reload, a locked phone or a server restart is in localStorage: the profile
-// (name, and the password of an account) and each seat's token. On every (re)connection the
-// Link logs in again and the page resumes every seat it holds, so a player returns to the
-// seat without a tap. The page shows only what the server sent this seat.
+// {name, guest, token}, where token is the login token of logged_in (never a password: a
+// password is sent once, at the login typed on the name screen, and kept nowhere), and each
+// seat's token. On every (re)connection the Link logs in with the login token (a guest adds a
+// seat token it holds) and the page resumes every seat it holds, so a player returns to the seat
+// without a tap. A token the server refuses (it ended with a logout) brings the name screen
+// back. "Log out" ends the token on the server and forgets the profile and the seat tokens here
+// (the seats stay held on the server, for a device that still holds them). sessionStorage keeps
+// each table's history and chat for this tab. The page shows only what the server sent this seat.
 
 import { ACTION_LABELS, eventText, parseAction, short, shortList } from "./cards.js";
 import { Link, Refused, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
+import { NAME_RULE, checkName } from "./names.js";
 import { backEl, cardEl, clockEl, clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
 
 const HISTORY = 80; // lines kept per table
@@ -32,7 +38,10 @@ const app = {
   tables: [], // lobby list
   at: new Map(), // table id -> {summary, state, receivedAt, seat, history, chat, over, selected, refusal, watching}
   current: store.get("current", null), // the table on screen
-  notice: "",
+  notice: "", // why the name screen is back (a refused login)
+  suggestion: null, // a free name the server offered (NAME_TAKEN)
+  typed: null, // the name last typed on the name screen (shown again after a refusal)
+  confirmingLogout: false,
   lobbyTimer: null,
 };
 
@@ -45,18 +54,47 @@ async function main() {
   startClocks();
   app.catalog = (await loadCatalog()) ?? app.catalog; // or the defaults above
   app.link = new Link(serverUrl(), {
-    onReady: (loggedIn) => loggedInAgain(loggedIn),
+    onReady: (loggedIn) => {
+      store.set("profile", { name: loggedIn.name, guest: loggedIn.guest, ...(loggedIn.token ? { token: loggedIn.token } : {}) });
+      loggedInAgain(loggedIn);
+    },
     onMessage: (msg) => pushed(msg),
     onStatus: (text) => status(text),
-    onLoginFailed: (err) => {
-      app.notice = `Could not log in: ${err.message}`;
-      show("name");
-    },
+    onLoginFailed: (err) => loginRefused(err),
+    seatToken: () => Object.values(store.get("seats", {}))[0],
   });
   wakeOnReturn(app.link);
-  const profile = store.get("profile", null);
-  if (profile) app.link.start(profile);
-  show(profile ? "lobby" : "name");
+  let profile = store.get("profile", null);
+  if (profile && "password" in profile) {
+    // Kept by an older version of this page: used once more to get a login token, stored no longer.
+    const { password, ...rest } = profile;
+    store.set("profile", rest);
+    profile = { ...rest, password };
+  }
+  // (an account without a token, which a server that could not write gives: the password again)
+  if (profile && (profile.token || profile.password || profile.guest !== false)) {
+    app.link.start(profile);
+    show("lobby");
+  } else {
+    if (profile) app.notice = "Log in again: type your password.";
+    show("name");
+  }
+}
+
+/** The server refused the login: the name screen again, saying why (and offering a free name). */
+function loginRefused(err) {
+  const sent = app.link.profile; // what the refused login was
+  if (sent?.token && err.code === "AUTH_FAILED") {
+    // The login token has ended (a logout, or a guest's token long unused): log in anew. The
+    // seat tokens stay: a guest who logs in with its name and one of them gets its seat back.
+    store.set("profile", { name: sent.name, guest: sent.guest });
+    app.notice = "Your login has ended (you logged out, perhaps in another tab): log in again.";
+  } else {
+    app.notice = `Could not log in: ${err.message}`;
+  }
+  app.suggestion = err.code === "NAME_TAKEN" ? (err.error.suggestion ?? null) : null;
+  app.me = null;
+  show("name");
 }
 
 function status(text) {
@@ -214,7 +252,9 @@ function render() {
     else x.value = value;
   }
   if (focused) document.getElementById(focused)?.focus();
+  if (app.confirmingLogout) el.prepend(logoutQuestion());
   document.getElementById("who").textContent = app.me ? app.me.name : "";
+  document.getElementById("logout").hidden = !app.me;
 }
 
 async function refreshTables() {
@@ -230,28 +270,46 @@ async function refreshTables() {
 }
 
 function nameScreen() {
-  const profile = store.get("profile", { name: "" });
-  const name = h("input", { id: "name", name: "name", autocomplete: "nickname", maxlength: "24", required: true, value: profile.name, placeholder: "Your name" });
+  // (no maxlength: it counts UTF-16 units, and would cut a name of emoji the rule allows)
+  const typed = app.typed ?? store.get("profile", null)?.name ?? "";
+  const name = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, value: typed, placeholder: "Your name", "aria-describedby": "name-rule" });
   const password = h("input", { id: "password", type: "password", autocomplete: "current-password", placeholder: "Password (for an account; empty: guest)" });
+  const refusal = h("p", { class: "refusal", role: "alert", id: "name-refusal" });
   const go = (event) => {
     event.preventDefault();
-    const n = name.value.trim();
-    if (!n) return;
-    const p = { name: n };
-    if (password.value) p.password = password.value;
-    store.set("profile", p);
+    const checked = checkName(name.value);
+    if (checked.error) {
+      refusal.textContent = `Not a name here: ${checked.error}`;
+      return;
+    }
+    app.typed = name.value;
     app.notice = "";
-    app.link.start(p);
+    app.suggestion = null;
+    app.link.start(password.value ? { name: checked.name, password: password.value } : { name: checked.name, guest: true });
+    password.value = ""; // (kept nowhere: the Link sends it once, then logs in with the token)
     show("lobby");
   };
+  const useSuggestion = () => {
+    name.value = app.suggestion;
+    app.suggestion = null;
+    refusal.textContent = "";
+    suggestion.remove();
+    name.focus();
+  };
+  const suggestion = app.suggestion
+    ? h("button", { type: "button", id: "suggestion", onclick: useSuggestion }, `Use “${app.suggestion}”`)
+    : null;
   return h(
     "form",
     { class: "panel name-screen", onsubmit: go },
     h("h1", {}, "Shithead"),
     h("p", {}, "Palace, Karma, Shed, Vändtia: the card game. Pick a name to sit down."),
-    app.notice ? h("p", { class: "refusal", role: "alert" }, app.notice) : null,
+    app.notice ? h("p", { class: "refusal", role: "alert", id: "login-refusal" }, app.notice) : null,
+    suggestion,
     h("label", { for: "name" }, "Name"),
     name,
+    h("p", { class: "hint quiet", id: "name-rule" }, NAME_RULE),
+    refusal,
     h("label", { for: "password" }, "Password (optional)"),
     password,
     h("button", { type: "submit", class: "primary", id: "enter" }, "Enter"),
@@ -337,19 +395,76 @@ function lobbyScreen() {
       h("img", { src: "join.svg", alt: `QR code of ${app.catalog.join}`, width: "160", height: "160" }),
       h("p", {}, "Scan, or open ", h("a", { href: app.catalog.join }, app.catalog.join)),
     ),
-    h("p", { class: "quiet" }, "Logged in as ", h("strong", {}, app.me?.name ?? "…"), " · ", h("button", { class: "link", onclick: logout }, "change name")),
+    h(
+      "p",
+      { class: "quiet" },
+      "Logged in as ",
+      h("strong", { id: "me" }, app.me?.name ?? "…"),
+      app.me?.guest ? " (guest)" : "",
+      " · ",
+      h("button", { class: "link", onclick: askLogout }, "change name"),
+    ),
   );
 }
 
-function logout() {
-  app.link.stop();
-  store.set("profile", null);
-  store.set("seats", {});
-  setCurrent(null);
-  app.at.clear();
-  app.me = null;
+// ------------------------------------------------------------------ logging out
+
+/** "Log out" (in the header): at once, or after a question if this device holds a seat. */
+function askLogout() {
+  if (Object.keys(store.get("seats", {})).length) {
+    app.confirmingLogout = true;
+    render();
+    window.scrollTo(0, 0);
+  } else logOut();
+}
+
+function logoutQuestion() {
+  const n = Object.keys(store.get("seats", {})).length;
+  const stay = () => {
+    app.confirmingLogout = false;
+    render();
+  };
+  return h(
+    "section",
+    { class: "panel confirm", role: "alertdialog", "aria-labelledby": "logout-question" },
+    h("p", { id: "logout-question" }, `You have a seat at ${n === 1 ? "a table" : `${n} tables`}. Log out anyway?`),
+    h("p", { class: "quiet" }, "The seat stays yours on the server, but this device forgets it: only a device that still holds it can take it back."),
+    h("div", { class: "row-actions" }, h("button", { class: "primary", id: "logout-confirm", onclick: logOut }, "Log out"), h("button", { id: "logout-cancel", onclick: stay }, "Stay")),
+  );
+}
+
+/** End the login on the server (its token stops working) and forget it here, with the seat
+ * tokens, the watched table and the tables' logs: this device no longer knows the player. */
+async function logOut() {
+  app.confirmingLogout = false;
+  const told = await app.link.logout();
+  forgetPlayer();
+  app.notice = told ? "" : "Logged out on this device. The server could not be reached to end the login there.";
   show("name");
 }
+
+function forgetPlayer() {
+  store.set("profile", null);
+  store.set("seats", {});
+  store.set("watching", null);
+  setCurrent(null);
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith("shithead.log.")) sessionStorage.removeItem(key);
+  app.at.clear();
+  app.tables = [];
+  app.me = null;
+  app.typed = null;
+  app.suggestion = null;
+}
+
+// Logged out in another tab of this browser: this one follows.
+window.addEventListener("storage", (event) => {
+  if (event.key === "shithead.profile" && event.newValue === "null" && app.me) {
+    app.link.stop();
+    forgetPlayer();
+    app.notice = "";
+    show("name");
+  }
+});
 
 async function join(id) {
   try {
@@ -658,6 +773,8 @@ document.addEventListener("keydown", (event) => {
   } else return;
   event.preventDefault();
 });
+
+document.getElementById("logout").addEventListener("click", askLogout);
 
 document.getElementById("colours").addEventListener("click", () => {
   const on = !document.body.classList.contains("four-colour");

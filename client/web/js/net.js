@@ -2,8 +2,9 @@
 // text frame, requests matched to their answers by id, pushed messages handed to a listener.
 //
 // A Link keeps its connection: when it drops (a locked phone, a server restart) it connects
-// again with back-off, says hello, logs in with the same profile and tells its owner
-// ("ready"), who resumes its seats. Nothing here knows the game.
+// again with back-off, says hello, logs in again and tells its owner ("ready"), who resumes its
+// seats. It logs in with the login token the server gave (logged_in.token) once it has one: a
+// password is sent at one login, and forgotten when its token comes. Nothing here knows the game.
 
 const PING_SECONDS = 60; // well inside the server's idle_timeout (300 s by default)
 const REQUEST_SECONDS = 20;
@@ -14,6 +15,8 @@ const LOGIN_REFUSALS = [
   "SERVER_PASSWORD_REQUIRED",
   "GUESTS_NOT_ALLOWED",
   "LOGIN_THROTTLED",
+  "BAD_NAME",
+  "NAME_TAKEN",
   "BAD_MESSAGE",
 ];
 
@@ -30,8 +33,9 @@ export class Refused extends Error {
 export class Link {
   /**
    * @param {string} url ws:// address of the server's /ws
-   * @param {object} handlers onReady(loggedIn), onMessage(msg), onStatus(text), onLoginFailed(refused);
-   *   the profile is {name, password?, serverPassword?}
+   * @param {object} handlers onReady(loggedIn), onMessage(msg), onStatus(text), onLoginFailed(refused),
+   *   and optionally seatToken(): a seat token this player holds, if any (sent with the login: a
+   *   guest is then recognised as the guest who holds that seat)
    */
   constructor(url, handlers) {
     this.url = url;
@@ -45,9 +49,12 @@ export class Link {
     this.stopped = false;
     this.timer = null;
     this.pinger = null;
+    this.delay = 0; // ms the server asked to wait before the next login (LOGIN_THROTTLED)
   }
 
-  /** Connect (again) and log in as `profile` ({name, password?}). */
+  /** Connect (again) and log in as `profile`: {name, token} (a login token), {name, password}
+   * (an account), or {name, guest: true}; serverPassword? too. Once logged in, the Link's profile
+   * is {name, guest, token} (the password is dropped) if the server gave a token. */
   start(profile) {
     this.profile = profile;
     this.stopped = false;
@@ -72,11 +79,30 @@ export class Link {
     if (!(await Promise.race([answered, late])) && ws === this.ws) ws.close(); // onclose reconnects
   }
 
-  /** Close for good (logging out). */
+  /** Close for good. */
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
     if (this.ws) this.ws.close();
+  }
+
+  /** Log out: the server ends this login's token (answers ok, then closes), and the Link stops
+   * for good. Resolves to whether the server was told (false when offline). */
+  async logout() {
+    this.stopped = true; // the server closes after its ok: no reconnecting
+    clearTimeout(this.timer);
+    let told = false;
+    try {
+      if (this.online) {
+        await this.request({ type: "logout" });
+        told = true;
+      }
+    } catch {
+      // offline, or refused: the page forgets the token all the same
+    }
+    this.profile = null;
+    if (this.ws) this.ws.close();
+    return told;
   }
 
   _connect() {
@@ -94,10 +120,19 @@ export class Link {
     try {
       await this.request({ type: "hello", version: 1, client: "shithead-web 1" });
       const p = this.profile;
-      const login = p.password ? { name: p.name, password: p.password } : { name: p.name, guest: true };
+      const login = { name: p.name };
+      if (p.token) login.login_token = p.token;
+      else if (p.password) login.password = p.password;
+      else login.guest = true;
+      const seat = this.handlers.seatToken?.();
+      if (seat) login.token = seat;
       if (p.serverPassword) login.server_password = p.serverPassword;
       const loggedIn = await this.request({ type: "login", ...login });
       if (ws !== this.ws) return;
+      if (loggedIn.token) {
+        // From now on the token logs in (the password is forgotten).
+        this.profile = { name: loggedIn.name, guest: loggedIn.guest, token: loggedIn.token, serverPassword: p.serverPassword };
+      }
       this.online = true;
       this.attempt = 0;
       this.handlers.onStatus("");
@@ -105,8 +140,14 @@ export class Link {
       this.pinger = setInterval(() => this.send({ type: "ping" }), PING_SECONDS * 1000);
       this.handlers.onReady(loggedIn);
     } catch (err) {
-      if (err instanceof Refused && LOGIN_REFUSALS.includes(err.code)) {
+      if (err instanceof Refused && err.code === "LOGIN_THROTTLED" && this.profile?.token) {
+        // Failed logins to this name (a stranger's guesses) delay every login to it, a token's
+        // too; the token is still good: log in again once the delay has passed.
+        this.delay = (err.error.retry_after ?? 1) * 1000;
+        ws.close();
+      } else if (err instanceof Refused && LOGIN_REFUSALS.includes(err.code)) {
         this.stopped = true; // a login that cannot work: ask the player, do not retry
+        this.handlers.onStatus("");
         this.handlers.onLoginFailed(err);
         ws.close();
       }
@@ -125,8 +166,9 @@ export class Link {
     }
     this.pending.clear();
     if (this.stopped) return;
-    this.handlers.onStatus("offline: reconnecting…");
-    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+    this.handlers.onStatus(this.delay ? "login delayed by the server: retrying…" : "offline: reconnecting…");
+    const delay = Math.max(BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)], this.delay);
+    this.delay = 0;
     this.attempt += 1;
     this.timer = setTimeout(() => this._connect(), delay);
   }

@@ -21,30 +21,53 @@ const tv = {
   catalog: { join: location.origin + "/" },
 };
 
-function name() {
-  let n = localStorage.getItem("shithead.tvName");
-  if (!n) {
-    n = `tv-${Math.floor(Math.random() * 10000)}`;
-    localStorage.setItem("shithead.tvName", n);
+// The screen logs in as a guest of its own, "tv-1234", and keeps that guest's login token (never
+// a password), so that after a reconnect or in a second tab it is the same guest again: a guest
+// name is one guest's while it is on the server, and a second "tv-1234" would be refused.
+const LOGIN = "shithead.tvLogin";
+
+function profile() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(LOGIN));
+    if (kept?.name) return kept;
+  } catch {
+    // not JSON: a new guest below
   }
-  return n;
+  return { name: localStorage.getItem("shithead.tvName") ?? `tv-${Math.floor(Math.random() * 10000)}`, guest: true };
+}
+
+/** A refused login: a new guest if the token has ended or the name is somebody else's now. */
+function loginRefused(err) {
+  const had = tv.link.profile; // what the refused login was
+  if (err.code === "AUTH_FAILED" && had?.token) {
+    localStorage.removeItem(LOGIN);
+    tv.link.start({ name: had.name, guest: true });
+  } else if (err.code === "NAME_TAKEN" && err.error.suggestion) {
+    localStorage.removeItem(LOGIN);
+    tv.link.start({ name: err.error.suggestion, guest: true });
+  } else {
+    show(h("p", { class: "refusal" }, `Could not log in: ${err.message}`));
+  }
 }
 
 async function main() {
   startClocks();
   tv.catalog = (await loadCatalog()) ?? tv.catalog; // or the default address above
   tv.link = new Link(serverUrl(), {
-    onReady: () => follow(),
+    onReady: (loggedIn) => {
+      localStorage.setItem(LOGIN, JSON.stringify({ name: loggedIn.name, guest: true, ...(loggedIn.token ? { token: loggedIn.token } : {}) }));
+      follow();
+    },
     onMessage: (msg) => pushed(msg),
     onStatus: (text) => {
       const el = document.getElementById("status");
       el.textContent = text;
       el.hidden = !text;
     },
-    onLoginFailed: (err) => show(h("p", { class: "refusal" }, `Could not log in: ${err.message}`)),
+    onLoginFailed: (err) => loginRefused(err),
   });
   wakeOnReturn(tv.link);
-  tv.link.start({ name: name() });
+  tv.link.start(profile());
   setInterval(() => {
     if (tv.table === null && tv.link.online) follow();
   }, 3000);
