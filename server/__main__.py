@@ -30,6 +30,7 @@ from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
 from server.net import lan_addresses
 from server.store import StoreError
+from server.web import WebFiles
 
 
 class CannotListen(Exception):
@@ -128,7 +129,7 @@ async def serve(config: ServerConfig) -> None:
     from client import web
     from client.house_process import HouseProcess
 
-    app = App(config, bots=HouseProcess(), web_root=web.ROOT)
+    app = App(config, bots=HouseProcess(), web_files=WebFiles(web.ROOT, web.FILES))
     try:
         await app.start()
     except OSError as exc:

@@ -171,7 +171,8 @@ class Accounts:
 
     async def _with_login_token(self, s: ClientSession, msg: Login, name: str, token: str) -> LoggedIn | None:
         key = name_key(name)
-        self._not_throttled(key, s.address)
+        if msg.token is None or self.seat_holder(msg.token) is None:
+            self._not_throttled(key, s.address)
         found = await self.db(self.store().login, token_hash(token))
         if found is None or name_key(found.name) != key:
             self.throttle.failed(key, s.address)

@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -80,7 +80,9 @@ from server.table import Outbox, StateOut, Table
 from server.throttle import LoginThrottle
 from server.tournament.director import Finished
 from server.tournament.service import TournamentService
-from server.web import WebFiles, WebGate
+from server.net import lan_addresses
+from server.quiet import AddressLog
+from server.web import HostNames, WebFiles, WebGate
 
 __all__ = ["App", "BotHost", "ClientSession"]
 
@@ -105,12 +107,15 @@ times within this many seconds."""
 class App:
     """The server: sessions, tables, storage. See the module docstring."""
 
-    def __init__(self, config: ServerConfig, *, bots: BotHost | None = None, web_root: Path | None = None) -> None:
-        """``web_root``: the web client's files (the composition root's; without them the
+    def __init__(self, config: ServerConfig, *, bots: BotHost | None = None, web_files: WebFiles | None = None) -> None:
+        """``web_files``: the web client's files (the composition root's; without them the
         WebSocket still serves and pages are 404). ``config.web`` false: no web door at all."""
         self.config = config
         self.bots = bots
-        self.web_files = WebFiles(web_root) if config.web and web_root is not None else None
+        self.web_files = web_files if config.web else None
+        self.host_names = HostNames(self._own_names(), more=lan_addresses)
+        self.problems = AddressLog(logging.getLogger("server.session"))
+        """Connection problems (:mod:`server.quiet`): at most a few log lines a minute per address."""
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
         self.db_thread = DbThread("sqlite")
@@ -426,7 +431,20 @@ class App:
     def web_gate(self) -> WebGate | None:
         if not self.config.web:
             return None
-        return WebGate(self.web_files, max_message=self.config.limits.max_frame_in)
+        return WebGate(self.web_files, max_message=self.config.limits.max_frame_in, names=self.host_names)
+
+    def _own_names(self) -> list[str]:
+        """The names a browser may use for this server (:class:`server.web.HostNames`): the
+        address it listens on, this machine's names, its LAN addresses, the configured ones."""
+        machine = socket.gethostname()
+        short = machine.split(".")[0]
+        names = [machine, short, f"{short}.local", *self.config.web_hosts]
+        host = self.config.host
+        if host in ("", "0.0.0.0", "::"):
+            names += lan_addresses()
+        else:
+            names.append(host)
+        return names
 
     # --- requests
 

@@ -80,6 +80,10 @@ class ServerConfig:
     """Serve the web client and its WebSocket on the same port (:mod:`server.web`)."""
     name: str = ""
     """The server's name as players see it when they look for servers ("" : the host name)."""
+    web_hosts: list[str] = field(default_factory=list)
+    """Host names the server answers to besides its addresses, ``localhost`` and this machine's
+    names (``<hostname>`` and ``<hostname>.local``): a browser's page is let open a WebSocket only
+    from those (a rebinding site's name is refused)."""
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

@@ -16,7 +16,14 @@ Resource handling
       (:meth:`ClientSession._write`, :meth:`ClientSession.release`); ``send_unheld`` and
       ``send_now`` are the two exceptions, for messages that reveal no change.
     * A connection whose unsent output passes ``max_output_buffer`` is aborted: it reads too
-      slowly; its seat waits for a reconnect or its clock.
+      slowly; its seat waits for a reconnect or its clock. Every byte counts, the web door's
+      own answers too (pongs, closing frames, files): a client that sends pings and never reads
+      is cut as soon as their pongs pass the bound.
+
+Errors
+    Nothing a client sends makes a traceback: a failure while reading a connection's bytes ends
+    that connection with one log line (:class:`server.quiet.AddressLog`: a few lines a minute
+    per address at most), and nothing is sent on a connection that a fatal error closed.
 
 Rate limit (the error path included)
     Every message costs a token of a bucket (``rate_burst`` tokens, ``rate_per_second`` more
@@ -45,6 +52,7 @@ from protocol.messages import Message, Ok
 from server.config import Limits
 from server.coordination import StateOut
 from server.journal import Journal
+from server.quiet import AddressLog
 from server.web import WebGate, starts_http
 from server.wire import shared_encoding
 
@@ -60,6 +68,11 @@ class SessionHost(Protocol):
     @property
     def journal(self) -> Journal | None:
         """The journal whose commits the session's output waits for (None: nothing waits)."""
+        ...
+
+    @property
+    def problems(self) -> AddressLog:
+        """Where a connection's problems are logged: one line each, a few a minute per address."""
         ...
 
     def connected(self, s: ClientSession) -> None: ...
@@ -144,6 +157,14 @@ class ClientSession(asyncio.Protocol):
         self.host.connected(self)
 
     def data_received(self, data: bytes) -> None:
+        try:
+            self._received(data)
+        except Exception as exc:
+            # (a bug of ours on a client's bytes: one line, no traceback for the client to ask for)
+            self.host.problems.warning(self.address, "closed a connection that failed on its input (%r)", exc)
+            self.abort()
+
+    def _received(self, data: bytes) -> None:
         if self.closing:
             return
         if self.web is None and self.conn.mode is None and data and starts_http(data[0]):
@@ -174,8 +195,11 @@ class ClientSession(asyncio.Protocol):
         itself (a file, the handshake, pongs, closing frames) is written at once."""
         lines = web.receive(data)
         out = web.output()
-        if out and self.transport is not None:
-            self.transport.write(out)
+        if out:
+            self._put_raw(out)
+        if web.problem is not None:
+            self.host.problems.warning(self.address, "%s", web.problem)
+            web.problem = None
         if web.done:
             self.closing = True  # the exchange is over (a file sent, a refusal, a closing handshake)
             if self.transport is not None:
@@ -279,8 +303,8 @@ class ClientSession(asyncio.Protocol):
         A broadcast :class:`~server.coordination.StateOut` is spliced from its change's
         shared encoding (:mod:`server.wire`); other messages are validated and encoded whole.
         """
-        if self.closing or self.transport is None:
-            return
+        if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:
+            return  # (after a fatal error nothing more is said)
         chunks = []
         conn = self.conn
         for msg in msgs:
@@ -310,7 +334,7 @@ class ClientSession(asyncio.Protocol):
         This is what lets a client connect and log in while the database cannot be written;
         its requests that change state are then refused with ``STORAGE_FAILED``.
         """
-        if self.closing or self.transport is None:
+        if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:
             return
         if self.held:
             self.send(msg)
@@ -398,14 +422,21 @@ class ClientSession(asyncio.Protocol):
         return not held
 
     def _put(self, data: bytes) -> None:
+        if self.web is not None and not self.closing:
+            data = self.web.encode(data)
+        self._put_raw(data)
+
+    def _put_raw(self, data: bytes) -> None:
+        """Write bytes ready for the socket; past ``max_output_buffer`` unsent, the client reads
+        too slowly (or not at all): it is cut."""
         transport = self.transport
         if transport is None or self.closing:
             return
-        if self.web is not None:
-            data = self.web.encode(data)
         transport.write(data)
         if transport.get_write_buffer_size() > self.limits.max_output_buffer:
-            log.warning("%r reads too slowly (%d bytes waiting): closing", self, transport.get_write_buffer_size())
+            self.host.problems.warning(
+                self.address, "%s reads too slowly (%d bytes waiting): closing", self, transport.get_write_buffer_size()
+            )
             self.closing = True
             transport.abort()
 

@@ -351,7 +351,10 @@ class Store:
         row = self.db.execute("SELECT identity, name, bot FROM logins WHERE token_hash = ?", (token_hash,)).fetchone()
         if row is None:
             return None
-        self.db.execute("UPDATE logins SET used = ? WHERE token_hash = ?", (time.time(), token_hash))
+        try:
+            self.db.execute("UPDATE logins SET used = ? WHERE token_hash = ?", (time.time(), token_hash))
+        except sqlite3.Error as exc:  # (a full disk: the login goes on; only the date is not kept)
+            log.warning("could not note the use of a login token: %s", exc)
         return Login(row[0], row[1], bool(row[2]))
 
     def drop_login(self, token_hash: bytes) -> None:

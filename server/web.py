@@ -11,8 +11,19 @@ the request and the frames with its size limits:
   connection closes. Any other method is answered 405, any other path 404;
 * ``GET /ws`` with a WebSocket upgrade: the handshake, after the **Origin check**: a browser
   always sends the page's origin, and an upgrade from a page this server did not serve
-  (cross-site WebSocket hijacking) is refused with 403. A client without ``Origin`` (not a
-  browser: a bot, a test) is let in, as it is over raw TCP.
+  (cross-site WebSocket hijacking) is refused with 403. "Served by this server" means the
+  origin is ``http(s)://`` + the ``Host`` asked for, and that host is one of the names the
+  server answers to (:class:`HostNames`: its addresses, ``localhost``, its names on the LAN,
+  the names of the configuration), so a page of another site whose name was made to point at
+  this server (DNS rebinding) is refused too. A client without ``Origin`` (not a browser: a
+  bot, a test) is let in, as it is over raw TCP.
+
+The files served are a fixed list (:data:`client.web.FILES`, made with the code): no other
+file of the directory, and no symbolic link, is ever read.
+
+Nothing a client sends raises out of this module: the library's own failures on bytes it
+cannot use (bytes after a request that ends the exchange, for one) end the connection quietly
+(:attr:`WebGate.done`, with :attr:`WebGate.problem` saying why for the caller's one log line).
 
 Once open, a text frame holds one protocol message as one line of JSON (what
 ``JSON.stringify`` writes): :meth:`WebGate.receive` gives the session's connection the JSON
@@ -27,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import mimetypes
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +48,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-__all__ = ["WS_PATH", "WebFiles", "WebGate", "starts_http"]
+__all__ = ["WS_PATH", "HostNames", "WebFiles", "WebGate", "starts_http"]
 
 log = logging.getLogger(__name__)
 
@@ -83,20 +95,23 @@ class WebFile:
 
 
 class WebFiles:
-    """The web client's files, read once from ``root`` (a flat tree of small static files; a
-    path is looked up among them, so nothing outside ``root`` can be named)."""
+    """The web client's files: ``names`` (paths relative to ``root``, a fixed list), read once.
+    A request is looked up among them, so nothing else can be named; a name that is a symbolic
+    link, or lies under one, or is missing, is not served (logged once, at start)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, names: Iterable[str]) -> None:
         self.root = root
         self.files: dict[str, WebFile] = {}
-        for path in sorted(root.rglob("*")):
-            rel = path.relative_to(root)
-            if not path.is_file() or any(part.startswith((".", "_")) for part in rel.parts):
+        for name in names:
+            path = root / name
+            links = [p for p in (path, *path.parents) if p.is_symlink() and root in (p, *p.parents)]
+            if links or not path.is_file() or ".." in Path(name).parts:
+                log.warning("not serving %s: not a plain file of %s", name, root)
                 continue
             ctype = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             if ctype.startswith("text/") or ctype.endswith(("json", "javascript", "+xml")):
                 ctype += "; charset=utf-8"
-            self.files["/" + rel.as_posix()] = WebFile(ctype, path.read_bytes())
+            self.files["/" + Path(name).as_posix()] = WebFile(ctype, path.read_bytes())
 
     def add(self, path: str, content_type: str, body: bytes) -> None:
         """Serve ``body`` at ``path`` too (a file made at start-up, e.g. the join address's QR code)."""
@@ -115,9 +130,36 @@ def _is_upgrade(headers: Headers) -> bool:
     return any("websocket" in v.lower() for v in headers.get_all("Upgrade"))
 
 
-def same_origin(headers: Headers) -> bool:
+class HostNames:
+    """The names this server answers to, for the Origin check: ``localhost`` and the loopback
+    addresses, the names given (its own addresses, its names on the LAN, the configuration's),
+    and whatever ``more()`` gives when a name is not among them (this machine's addresses now:
+    a laptop's address changes with the network)."""
+
+    def __init__(self, names: Iterable[str] = (), more: Callable[[], Iterable[str]] = tuple) -> None:
+        self.names = {"localhost", "127.0.0.1", "::1"} | {n.lower().rstrip(".") for n in names if n}
+        self.more = more
+
+    def __contains__(self, host: str) -> bool:
+        name = _hostname(host)
+        if name in self.names:
+            return True
+        self.names |= {n.lower().rstrip(".") for n in self.more()}
+        return name in self.names
+
+
+def _hostname(host: str) -> str:
+    """The name part of a ``Host`` header (no port; an IPv6 address without its brackets)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0].rstrip(".") if host.count(":") == 1 else host.rstrip(".")
+
+
+def same_origin(headers: Headers, names: HostNames) -> bool:
     """Whether a WebSocket upgrade may proceed: no ``Origin`` (not a browser), or the origin of
-    a page served by this very address (``http://`` or ``https://`` and the ``Host`` asked for)."""
+    a page served by this very address (``http://`` or ``https://`` and the ``Host`` asked for,
+    one of the server's own ``names``)."""
     origins = headers.get_all("Origin")
     if not origins:
         return True
@@ -125,7 +167,7 @@ def same_origin(headers: Headers) -> bool:
     if len(origins) != 1 or len(hosts) != 1:
         return False
     origin, host = origins[0].lower(), hosts[0].lower()
-    return origin in (f"http://{host}", f"https://{host}")
+    return origin in (f"http://{host}", f"https://{host}") and host in names
 
 
 class WebGate:
@@ -136,13 +178,18 @@ class WebGate:
     :meth:`encode` turns the session's JSON lines into frames. Once :attr:`done`, the
     connection is over: write the output and close the socket."""
 
-    def __init__(self, files: WebFiles | None, *, max_message: int) -> None:
+    def __init__(self, files: WebFiles | None, *, max_message: int, names: HostNames | None = None) -> None:
         self.files = files
+        self.names = names if names is not None else HostNames()
         self.ws = ServerProtocol(max_size=max_message, logger=_LIBRARY_LOG)
+        self.problem: str | None = None
+        """Why the exchange ended early on bytes the library could not use (for one log line)."""
         self.open = False
         """The WebSocket is open: messages flow."""
         self.done = False
         self._first = True
+        self._head_tail: bytes | None = b""
+        """The last bytes of the request head read so far (None once the head is complete)."""
         self._out: list[bytes] = []
         self._parts: list[bytes] | None = None  # a text message arriving in fragments
 
@@ -160,15 +207,39 @@ class WebGate:
             if method != b"GET":
                 self._answer_now(_text(405, "Method Not Allowed", "only GET\n", ("Allow", "GET")))
                 return b""
-        self.ws.receive_data(data)
         lines: list[bytes] = []
+        try:
+            if self._head_tail is not None:
+                # The request is answered before what follows it in the same read (a frame
+                # pipelined with the upgrade is answered after the 101, not before).
+                seen = self._head_tail + data
+                end = seen.find(b"\r\n\r\n")
+                if end < 0:
+                    self._head_tail = seen[-3:]
+                else:
+                    split = end + 4 - len(self._head_tail)
+                    self._head_tail = None
+                    self._feed(data[:split], lines)
+                    data = data[split:]
+                    if not data or self.done:
+                        return b"".join(lines)
+            self._feed(data, lines)
+        except Exception as exc:  # the library's own failure on bytes it cannot use
+            self.problem = f"unusable bytes on an HTTP connection ({type(exc).__name__})"
+            self.done = True
+            return b""
+        return b"".join(lines)
+
+    def _feed(self, data: bytes, lines: list[bytes]) -> None:
+        if self.done:
+            return  # the exchange is over (a file was sent): what follows is not read
+        self.ws.receive_data(data)
         for event in self.ws.events_received():
             if isinstance(event, Request):
                 self._request(event)
             elif isinstance(event, Frame):
                 self._frame(event, lines)
         self._collect()
-        return b"".join(lines)
 
     def _request(self, request: Request) -> None:
         if request.method != "GET":
@@ -177,9 +248,9 @@ class WebGate:
             response = self.files.response(request.path) if self.files else _text(404, "Not Found", "no web client\n")
         elif request.path.split("?", 1)[0] != WS_PATH:
             response = _text(404, "Not Found", f"the WebSocket endpoint is {WS_PATH}\n")
-        elif not same_origin(request.headers):
-            log.warning(
-                "refused a WebSocket from a page this server did not serve (Origin %s)", request.headers.get("Origin")
+        elif not same_origin(request.headers, self.names):
+            self.problem = "refused a WebSocket from a page this server did not serve (Origin {}, Host {})".format(
+                ", ".join(request.headers.get_all("Origin")), ", ".join(request.headers.get_all("Host"))
             )
             response = _text(403, "Forbidden", "a WebSocket from a page this server did not serve is refused\n")
         else:

@@ -13,11 +13,11 @@ from server.config import Limits, ServerConfig
 
 @pytest.fixture
 async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]]:
-    """``await make_app(limits=Limits(...), password=..., bots=host, web_root=dir, ...)``: a started server."""
+    """``await make_app(limits=Limits(...), password=..., bots=host, web_files=files, ...)``: a started server."""
     apps: list[App] = []
 
     async def make(
-        *, limits: Limits | None = None, db: str | None = None, bots: Any = None, web_root: Any = None, **settings: Any
+        *, limits: Limits | None = None, db: str | None = None, bots: Any = None, web_files: Any = None, **settings: Any
     ) -> App:
         cfg = ServerConfig(
             host="127.0.0.1",
@@ -26,7 +26,7 @@ async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]
             limits=limits or Limits(),
             **settings,
         )
-        app = App(cfg, bots=bots, web_root=web_root)
+        app = App(cfg, bots=bots, web_files=web_files)
         await app.start()
         apps.append(app)
         return app

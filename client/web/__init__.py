@@ -1,8 +1,9 @@
 """The browser client: static files (HTML, CSS, JavaScript modules; no build step) that the
 server serves on its own port (``server.web``) and that speak the protocol over its WebSocket.
 
-:data:`ROOT` is where they are; the composition root (``server.__main__``) gives it to the server
-together with :func:`generated_files`, the files that depend on the running server.
+:data:`ROOT` is where they are and :data:`FILES` which they are; the composition root
+(``server.__main__``) gives them to the server together with :func:`generated_files`, the files
+that depend on the running server.
 """
 
 from __future__ import annotations
@@ -15,6 +16,21 @@ from pathlib import Path
 import segno
 
 ROOT = Path(__file__).resolve().parent
+
+FILES: tuple[str, ...] = (
+    "index.html",
+    "tv.html",
+    "style.css",
+    "js/app.js",
+    "js/cards.js",
+    "js/names.js",
+    "js/net.js",
+    "js/tv.js",
+    "js/ui.js",
+)
+"""The files the server serves (paths under :data:`ROOT`): this list and nothing else, so a file
+left or planted in the directory is never served (tests/client/test_web_files.py holds it to
+the directory: a new file of the client is added here)."""
 
 
 def join_qr(url: str) -> segno.QRCode:

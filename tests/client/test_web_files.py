@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from client.web import ROOT, generated_files
+from client.web import FILES, ROOT, generated_files
 
 
 def test_catalog_and_join_code() -> None:
@@ -28,3 +28,14 @@ def test_the_pages_and_their_modules_are_there() -> None:
             if line.startswith("import ") and " from " in line:
                 target = line.rsplit(" from ", 1)[1].strip(' ";')
                 assert (module.parent / target).is_file(), (module.name, target)
+
+
+def test_the_served_list_is_the_client_itself() -> None:
+    """FILES names every file of the web client (no more, no less): the server serves that list
+    only, so a file missing from it would be a page that never loads."""
+    on_disk = {
+        p.relative_to(ROOT).as_posix()
+        for p in ROOT.rglob("*")
+        if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts
+    }
+    assert set(FILES) == on_disk

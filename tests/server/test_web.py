@@ -12,6 +12,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 
 from server.config import Limits
+from server.web import WebFiles
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.test_errors_tcp import JSON_GARBAGE
 
@@ -39,6 +40,13 @@ def get(path: str, *headers: str) -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
 
 
+SITE = ("index.html", "tv.html", "app.js", "img/card.svg")
+
+
+def files(root: Path) -> WebFiles:
+    return WebFiles(root, SITE)
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
     root = tmp_path / "web"
@@ -57,7 +65,7 @@ def site(tmp_path: Path) -> Path:
 
 
 async def test_serves_the_client_files(make_app: Any, site: Path) -> None:
-    app = await make_app(web_root=site)
+    app = await make_app(web_files=files(site))
     status, headers, body = await http(app.port, get("/"))
     assert (status, body) == (200, (site / "index.html").read_bytes())
     assert headers["content-type"] == "text/html; charset=utf-8"
@@ -75,7 +83,7 @@ async def test_serves_the_client_files(make_app: Any, site: Path) -> None:
 
 @pytest.mark.parametrize("path", ["/nope.html", "/.secret", "/__init__.py", "/../outside.txt", "/img", "/img/"])
 async def test_unknown_paths_are_404(make_app: Any, site: Path, path: str) -> None:
-    app = await make_app(web_root=site)
+    app = await make_app(web_files=files(site))
     status, _, body = await http(app.port, get(path))
     assert status == 404
     assert b"OUTSIDE-CONTENT" not in body and b"HIDDEN-CONTENT" not in body
@@ -92,13 +100,13 @@ async def test_unknown_paths_are_404(make_app: Any, site: Path, path: str) -> No
     ],
 )
 async def test_only_get(make_app: Any, site: Path, request_bytes: bytes) -> None:
-    app = await make_app(web_root=site)
+    app = await make_app(web_files=files(site))
     status, headers, _ = await http(app.port, request_bytes)
     assert status == 405 and headers["allow"] == "GET"
 
 
 async def test_request_sizes_are_bounded(make_app: Any, site: Path) -> None:
-    app = await make_app(web_root=site)
+    app = await make_app(web_files=files(site))
     status, _, _ = await http(app.port, get("/" + "a" * 9000))
     assert status == 414
     status, _, _ = await http(app.port, get("/", "X-Long: " + "b" * 9000))
@@ -112,7 +120,7 @@ async def test_request_sizes_are_bounded(make_app: Any, site: Path) -> None:
 
 async def test_an_unfinished_request_times_out(make_app: Any, site: Path) -> None:
     """A request that never ends is closed by the handshake timeout, like a silent TCP client."""
-    app = await make_app(web_root=site, limits=Limits(handshake_timeout=0.3))
+    app = await make_app(web_files=files(site), limits=Limits(handshake_timeout=0.3))
     reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
     try:
         writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no blank line: never complete
@@ -136,7 +144,7 @@ async def test_without_files_pages_are_404_and_the_websocket_works(make_app: Any
 
 async def test_no_web_turns_the_door_off(make_app: Any, site: Path) -> None:
     """With ``web = false`` an HTTP request is just bytes that are not the protocol."""
-    app = await make_app(web_root=site, web=False)
+    app = await make_app(web_files=files(site), web=False)
     reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
     try:
         writer.write(get("/"))
@@ -182,7 +190,7 @@ async def test_a_game_over_websockets_beside_tcp(app: Any, connect: Any) -> None
     ],
 )
 async def test_origin_check(app: Any, origin: str | None, allowed: bool, caplog: Any) -> None:
-    caplog.set_level(logging.WARNING, logger="server.web")
+    caplog.set_level(logging.WARNING, logger="server.session")
     c = await TestClient.connect(app.port, "ws", "o", origin=origin.format(port=app.port) if origin else None)
     try:
         assert c.ws is not None
