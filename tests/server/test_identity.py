@@ -210,3 +210,24 @@ async def test_a_house_bots_name_is_never_given_to_a_guest(app: App, connect: An
     app.hosted.next_number = 5
     assert (await login(squatter, name="greedy-5", guest=True))["type"] == "logged_in"
     assert app.hosted.new_name("greedy") == "greedy-6"
+
+
+async def test_a_login_token_with_a_seat_token_is_not_kept_out_by_a_strangers_guesses(app: App, connect: Any) -> None:
+    """Wrong passwords for a name throttle its logins; the player coming back with its login
+    token and a seat token is let through all the same (the throttle is against guessing)."""
+    kim = await fresh(app, connect)
+    token = (await login(kim, name="Kim", password="pw"))["token"]
+    table = (await kim.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
+    seat = await kim.ok({"type": "join", "table": table}, "joined")
+    stranger = await fresh(app, connect)
+    for _ in range(50):
+        if (await login(stranger, name="Kim", password="guess"))["code"] == "LOGIN_THROTTLED":
+            break
+    else:
+        raise AssertionError("the throttle never answered")
+    assert (await login(stranger, name="Kim", login_token=token))["code"] == "LOGIN_THROTTLED"
+    back = await fresh(app, connect)
+    answer = await login(back, name="Kim", login_token=token, token=seat["token"])
+    assert answer["type"] == "logged_in" and answer["name"] == "Kim"
