@@ -141,7 +141,7 @@ class Accounts:
         if not msg.password:
             raise TableError(ErrorCode.AUTH_FAILED, "a password is needed (or log in as a guest)")
         key = name_key(name)
-        if msg.token is None or self.seat_holder(msg.token) is None:
+        if not self._holds_seat(msg, key):
             self._not_throttled(key, s.address)
         store = self.store()
         identity = account_identity(name)
@@ -171,7 +171,7 @@ class Accounts:
 
     async def _with_login_token(self, s: ClientSession, msg: Login, name: str, token: str) -> LoggedIn | None:
         key = name_key(name)
-        if msg.token is None or self.seat_holder(msg.token) is None:
+        if not self._holds_seat(msg, key):
             self._not_throttled(key, s.address)
         found = await self.db(self.store().login, token_hash(token))
         if found is None or name_key(found.name) != key:
@@ -187,6 +187,12 @@ class Accounts:
         await self._take(s, found.name, found.identity, guest=guest, bot=found.bot or msg.bot)
         s.login_hash = token_hash(token)
         return LoggedIn(id=msg.id, name=s.name, guest=s.guest, bot=s.bot, token=token)
+
+    def _holds_seat(self, msg: Login, key: str) -> bool:
+        """Whether the login carries the token of a seat held under its name (a player coming
+        back: not throttled)."""
+        seat = self.seat_holder(msg.token) if msg.token is not None else None
+        return seat is not None and name_key(seat[1]) == key
 
     async def _take(self, s: ClientSession, name: str, identity: str, *, guest: bool, bot: bool) -> None:
         """Log ``s`` in as ``identity`` under ``name`` if nobody else holds the name; in the same

@@ -231,3 +231,22 @@ async def test_a_login_token_with_a_seat_token_is_not_kept_out_by_a_strangers_gu
     back = await fresh(app, connect)
     answer = await login(back, name="Kim", login_token=token, token=seat["token"])
     assert answer["type"] == "logged_in" and answer["name"] == "Kim"
+
+
+async def test_another_players_seat_token_does_not_lift_the_throttle(app: App, connect: Any) -> None:
+    kim = await fresh(app, connect)
+    await login(kim, name="Kim", password="pw")
+    eve = await fresh(app, connect)
+    await login(eve, name="Eve", guest=True)
+    table = (await eve.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}, "table_created"))[
+        "table"
+    ]
+    eves_seat = (await eve.ok({"type": "join", "table": table}, "joined"))["token"]
+    stranger = await fresh(app, connect)
+    for _ in range(50):
+        if (await login(stranger, name="Kim", password="guess"))["code"] == "LOGIN_THROTTLED":
+            break
+    else:
+        raise AssertionError("the throttle never answered")
+    refused = await login(stranger, name="Kim", password="guess", token=eves_seat)
+    assert refused["code"] == "LOGIN_THROTTLED"
