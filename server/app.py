@@ -14,8 +14,8 @@
 * :mod:`server.durability` and :mod:`server.journal`: every change is journaled, and what a
   client is told of it is held back until the commit (:meth:`App._committed`).
 
-Here: start (restore what the database holds), stop, the connection limits, the gates in
-front of the dispatch (stopping, a database that cannot be written), and delivery of outboxes.
+Here: start (restore what the database holds), stop, the connection limits, the gate in
+front of the dispatch (stopping), and delivery of outboxes.
 
 Resource handling
     * One sweeper task, twice a second; no read is wrapped in a timeout.
@@ -45,22 +45,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.names import name_key
-from protocol.messages import (
-    Act,
-    AddBot,
-    CreateTable,
-    CreateTournament,
-    GetRecord,
-    GoingAway,
-    Join,
-    Leave,
-    Logout,
-    Message,
-    Register,
-    Resume,
-    Start,
-    StartTournament,
-)
+from protocol.messages import GetRecord, GoingAway, Logout, Message
 from server.accounts import Accounts
 from server.config import Limits, ServerConfig
 from server.coordination import FinishedGame, Session
@@ -91,11 +76,6 @@ log = logging.getLogger(__name__)
 SWEEP_INTERVAL = 0.5
 HEARTBEAT_EVERY = 4
 """Sweeps between heartbeats (2 s): after a crash, clocks resume from the last one."""
-STORAGE_RETRY = 1.0
-"""Seconds a client waits before retrying while the database cannot be written."""
-
-#: Requests refused with STORAGE_FAILED while the database cannot be written.
-_WRITES = frozenset({Act, Join, Leave, Start, Resume, CreateTable, AddBot, CreateTournament, Register, StartTournament})
 
 
 HOUSE_LOSSES = 3
@@ -146,8 +126,8 @@ class App:
         self.sweeper = Sweeper(config, self.lobby, self.sessions, deliver=self.flush, game_over=self._game_over)
         self.handlers = Handlers()
         self.lobby.register(self.handlers)
-        self.handlers.add(GetRecord, self.records.get_record)
-        self.handlers.add(Logout, self.accounts.logout)
+        self.handlers.add(GetRecord, self.records.get_record, writes=False)
+        self.handlers.add(Logout, self.accounts.logout, writes=False)  # (its row goes before its ok, as login's)
         self.tournaments.register_handlers(self.handlers)
         self.dispatch = Dispatcher(
             config,
@@ -156,6 +136,7 @@ class App:
             save=self._save,
             send=self._send,
             spawn=self.spawn,
+            storage_failed=self._storage_failing,
         )
 
     # --- the parts, as tests and the entry point see them
@@ -356,6 +337,10 @@ class App:
             if s.release(batch) or s.closing:
                 self.held.discard(s)
 
+    def _storage_failing(self) -> bool:
+        """Whether the database cannot be written now (requests that write are refused)."""
+        return self.journal is not None and self.journal.failed is not None
+
     def _storage_failed(self, exc: BaseException) -> None:
         """The database cannot be written: play pauses (act and the clocks) until it can."""
 
@@ -450,21 +435,11 @@ class App:
 
     def handle(self, s: ClientSession, msg: Message) -> None:
         """Answer one message that the rate limit let through: exactly one answer (see
-        :mod:`server.dispatch`). A failure here never escapes to other sessions."""
+        :mod:`server.dispatch`, which also refuses requests that write while the database
+        cannot be written). A failure here never escapes to other sessions."""
         if self.stopping:
             s.send_now(GoingAway(reason="the server is stopping", returning=True))
             s.close()
-            return
-        if self.journal is not None and self.journal.failed is not None and type(msg) in _WRITES:
-            # Sent at once (ahead of answers that wait for the database): it reveals nothing.
-            s.error(
-                ErrorCode.STORAGE_FAILED,
-                "the server cannot write to its database (disk full?): "
-                "play is paused until it can; nothing acknowledged is lost",
-                getattr(msg, "id", None),
-                retry_after=STORAGE_RETRY,
-                now=True,
-            )
             return
         self.dispatch.handle(s, msg)
 

@@ -2,8 +2,17 @@
 
 A handler returns a :class:`~server.reply.Reply` (see :mod:`server.reply` for the rules); the
 :class:`Dispatcher` turns it into the one answer and the deliveries it causes, and runs the
-work that follows. ``hello``, ``ping`` and ``login`` are answered here (before login nothing
-else is); every other request goes to the handler registered for its type.
+work that follows. Every request type has one handler, registered with whether it writes
+(:meth:`server.reply.Handlers.add`); ``hello``, ``ping`` and ``login`` are the dispatcher's own
+(read-only, and the only ones answered before login).
+
+Writes and reads
+    The declaration decides both what happens while the database cannot be written (a request
+    that writes is refused with ``STORAGE_FAILED``, at once; one that reads is answered) and
+    whether the answer waits for the journal: the answer to a request that writes, and what it
+    caused, is held until the change is committed; the answer to one that reads, and what it
+    caused for the requester (a watcher's first ``state``), only stays behind what is held for
+    that session already (:meth:`server.session.ClientSession.send_many`).
 
 Error handling
     A handler that raises before its answer is out: one ``error`` (its code for a refusal,
@@ -22,9 +31,9 @@ from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message, Ping, Pong, StateMode, Welcome
 from protocol.payloads import WelcomeLimits
 from server.config import ServerConfig
-from server.coordination import TableError
+from server.coordination import StateOut, TableError
 from server.hosted import Spawn
-from server.reply import UNHELD, Handlers, Reply
+from server.reply import Handlers, Reply
 from server.session import ClientSession
 from server.table import Applied, Changed, Dealt, Outbox
 
@@ -34,13 +43,16 @@ Fact = Applied | Dealt | Changed
 """A journal fact of an outbox (:class:`server.table.Outbox`)."""
 
 SERVER_NAME = "shithead-server 0.1"
+STORAGE_RETRY = 1.0
+"""Seconds a client waits before retrying while the database cannot be written."""
 
 
 class Dispatcher:
     """Answers the requests of every session (see the module docstring).
 
     ``save`` journals an outbox's facts (``saves``), ``send`` delivers its messages (held until the
-    commit), ``spawn`` runs an answer that comes later as a task, ``login`` answers a login."""
+    commit), ``spawn`` runs an answer that comes later as a task, ``login`` answers a login,
+    ``storage_failed`` tells whether the database cannot be written now."""
 
     def __init__(
         self,
@@ -51,6 +63,7 @@ class Dispatcher:
         save: Callable[[list[Fact]], None],
         send: Callable[[Outbox], None],
         spawn: Spawn,
+        storage_failed: Callable[[], bool],
     ) -> None:
         self.config = config
         self.handlers = handlers
@@ -59,6 +72,10 @@ class Dispatcher:
         self.save = save
         self.send = send
         self.spawn = spawn
+        self.storage_failed = storage_failed
+        handlers.add(Hello, self._hello, writes=False, before_login=True)
+        handlers.add(Ping, self._ping, writes=False, before_login=True)
+        handlers.add(Login, self._login, writes=False, before_login=True)  # (an account: see _login)
 
     def handle(self, s: ClientSession, msg: Message) -> None:
         """Answer ``msg`` of ``s``: exactly one answer, now or when what answers it is done.
@@ -67,17 +84,34 @@ class Dispatcher:
         rather than spread over small methods: find the handler, journal what it changed, then
         deliver its answer and what it caused, then the work that follows."""
         reply: Reply | None = None
+        writes = False
         try:
-            # (Handlers.get, inlined; a logged-in session's requests nearly all have a handler)
-            handler = self.by_type.get(type(msg)) if s.logged_in else None
-            reply = handler(s, msg) if handler is not None else self._reply(s, msg)
+            handler = self.by_type.get(type(msg))
+            if handler is None or not (s.logged_in or handler.before_login):
+                raise self._unhandled(s, msg)
+            writes = handler.writes
+            if writes and self.storage_failed():
+                # Sent at once (ahead of answers that wait for the database): it reveals nothing.
+                s.error(
+                    ErrorCode.STORAGE_FAILED,
+                    "the server cannot write to its database (disk full?): "
+                    "play is paused until it can; nothing acknowledged is lost",
+                    getattr(msg, "id", None),
+                    retry_after=STORAGE_RETRY,
+                    now=True,
+                )
+                return
+            reply = handler.run(s, msg)
             out = reply.out
             if out is not None and out.saves:
+                if not writes:
+                    log.error("%s is declared not to write but journaled %r: its answer is held", msg.TYPE, out.saves)
+                    writes = True
                 self.save(out.saves)
         except Exception as exc:
             if reply is not None and reply.later is not None:
                 reply.later.close()  # never started: it answers nothing
-            self._refuse(s, msg.TYPE, getattr(msg, "id", None), exc)
+            self._refuse(s, msg.TYPE, getattr(msg, "id", None), exc, unheld=not writes)
             return
         # From here on the request is answered: what fails is logged, not answered again.
         if reply.free:
@@ -87,12 +121,12 @@ class Dispatcher:
             if reply.later is not None:
                 if out is not None:
                     self.send(out)
-                self._answer_later(s, msg.TYPE, getattr(msg, "id", None), reply.later)
+                self._answer_later(s, msg.TYPE, getattr(msg, "id", None), reply.later, unheld=not writes)
+            elif not writes:
+                self._send_read(s, answer, out)
             elif answer is None:
                 if out is not None:
                     self.send(out)
-            elif type(answer) in UNHELD:
-                s.send_unheld(answer)
             elif out is None:
                 s.send(answer)
             else:
@@ -103,8 +137,25 @@ class Dispatcher:
         if reply.after:
             self._follow_up(reply.after)
 
-    def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception) -> None:
-        """The one answer to a request that failed before it was answered."""
+    def _send_read(self, s: ClientSession, answer: Message | None, out: Outbox | None) -> None:
+        """Deliver the answer of a request that only read, and what it caused: the requester's
+        part unheld (behind what is held for it already), the others' as usual."""
+        mine: list[Message | StateOut] = [] if answer is None else [answer]
+        if out is not None and out.items:
+            others = Outbox()
+            for who, m in out.items:
+                if who is s:
+                    mine.append(m)
+                else:
+                    others.items.append((who, m))
+            if others.items:
+                self.send(others)
+        if mine:
+            s.send_many(mine, unheld=True)
+
+    def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception, *, unheld: bool) -> None:
+        """The one answer to a request that failed before it was answered (``unheld``: the
+        request only reads, so its refusal waits for no commit)."""
         if isinstance(exc, TableError):
             s.error(
                 exc.code,
@@ -113,38 +164,54 @@ class Dispatcher:
                 reason=exc.reason,
                 retry_after=exc.retry_after,
                 suggestion=exc.suggestion,
+                unheld=unheld,
             )
         else:
             log.error("internal error while handling %s from %r", what, s, exc_info=exc)
-            s.error(ErrorCode.INTERNAL_ERROR, "the server failed on this request; it was not applied", request_id)
-
-    def _reply(self, s: ClientSession, msg: Message) -> Reply:
-        """The reply to a request that has no handler or comes before login."""
-        if isinstance(msg, Hello):
-            try:
-                check_version(msg)
-            except RemoteProtocolError as exc:
-                raise TableError(exc.code, exc.message) from None
-            s.turn_states = msg.states == StateMode.TURNS
-            return Reply(
-                Welcome(
-                    id=msg.id,
-                    version=PROTOCOL_VERSION,
-                    server=SERVER_NAME,
-                    limits=self.public_limits(),
-                    capabilities=["json_lines", "resume", "clocks", "spectators", "records", "turn_states"],
-                    password_required=self.config.password is not None,
-                )
+            s.error(
+                ErrorCode.INTERNAL_ERROR,
+                "the server failed on this request; it was not applied",
+                request_id,
+                unheld=unheld,
             )
-        if isinstance(msg, Ping):
-            return Reply(Pong(id=msg.id))
-        if isinstance(msg, Login):
-            if s.logged_in:
-                raise TableError(ErrorCode.ALREADY_LOGGED_IN, f"already logged in as {s.name}")
-            return Reply(later=self.login(s, msg))
+
+    @staticmethod
+    def _unhandled(s: ClientSession, msg: Message) -> TableError:
+        """The refusal of a request that has no handler, or that needs a login first."""
         if not s.logged_in:
-            raise TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
-        raise TableError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE} is not a request")
+            return TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
+        return TableError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE} is not a request")
+
+    # --- the dispatcher's own requests
+
+    def _hello(self, s: ClientSession, msg: Hello) -> Reply:
+        try:
+            check_version(msg)
+        except RemoteProtocolError as exc:
+            raise TableError(exc.code, exc.message) from None
+        s.turn_states = msg.states == StateMode.TURNS
+        return Reply(
+            Welcome(
+                id=msg.id,
+                version=PROTOCOL_VERSION,
+                server=SERVER_NAME,
+                limits=self.public_limits(),
+                capabilities=["json_lines", "resume", "clocks", "spectators", "records", "turn_states"],
+                password_required=self.config.password is not None,
+            )
+        )
+
+    @staticmethod
+    def _ping(s: ClientSession, msg: Ping) -> Reply:
+        return Reply(Pong(id=msg.id))
+
+    def _login(self, s: ClientSession, msg: Login) -> Reply:
+        """Not a write of the journal's: a new account is written (on the writer thread) before
+        ``logged_in`` is sent, so nothing of it waits for a commit; while the database cannot
+        be written, guests and existing accounts still log in."""
+        if s.logged_in:
+            raise TableError(ErrorCode.ALREADY_LOGGED_IN, f"already logged in as {s.name}")
+        return Reply(later=self.login(s, msg))
 
     @staticmethod
     def _follow_up(steps: Sequence[Callable[[], None]]) -> None:
@@ -155,10 +222,17 @@ class Dispatcher:
                 log.exception("work after an answer failed (the request stays answered)")
 
     def _answer_later(
-        self, s: ClientSession, what: str, request_id: int | None, answering: Coroutine[Any, Any, Message | None]
+        self,
+        s: ClientSession,
+        what: str,
+        request_id: int | None,
+        answering: Coroutine[Any, Any, Message | None],
+        *,
+        unheld: bool,
     ) -> None:
         """Run ``answering`` as a task and send what it returns as the one answer (its failure:
-        one error). Requests ``s`` sends meanwhile wait in its backlog, then go in order."""
+        one error). What ``s`` sends meanwhile waits in its backlog, then goes in order
+        (:meth:`ClientSession.answered`)."""
         s.waiting = True
 
         async def run() -> None:
@@ -166,17 +240,12 @@ class Dispatcher:
                 try:
                     answer = await answering
                 except Exception as exc:
-                    self._refuse(s, what, request_id, exc)
+                    self._refuse(s, what, request_id, exc, unheld=unheld)
                     return
                 if answer is not None:
-                    if type(answer) in UNHELD:
-                        s.send_unheld(answer)
-                    else:
-                        s.send(answer)
+                    s.send_many([answer], unheld=unheld)
             finally:
-                s.waiting = False
-                while s.backlog and not s.waiting and not s.closing:
-                    self.handle(s, s.backlog.pop(0))
+                s.answered()
 
         self.spawn(run())
 

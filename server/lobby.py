@@ -72,16 +72,16 @@ class Lobby:
         self.next_game_id = 1
 
     def register(self, handlers: Handlers) -> None:
-        handlers.add(ListTables, self._list)
-        handlers.add(CreateTable, self._create)
-        handlers.add(Join, self._join)
-        handlers.add(Leave, self._leave)
-        handlers.add(Watch, self._watch)
-        handlers.add(Start, self._start)
-        handlers.add(Act, self._act)
-        handlers.add(Chat, self._chat)
-        handlers.add(Resume, self._resume)
-        handlers.add(AddBot, self._add_bot)
+        handlers.add(ListTables, self._list, writes=False)
+        handlers.add(CreateTable, self._create, writes=True)
+        handlers.add(Join, self._join, writes=True)
+        handlers.add(Leave, self._leave, writes=True)
+        handlers.add(Watch, self._watch, writes=False)  # (watchers are not stored)
+        handlers.add(Start, self._start, writes=True)
+        handlers.add(Act, self._act, writes=True)
+        handlers.add(Chat, self._chat, writes=False)  # (chat is not kept)
+        handlers.add(Resume, self._resume, writes=True)
+        handlers.add(AddBot, self._add_bot, writes=True)
 
     # --- the registry
 

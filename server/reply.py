@@ -1,8 +1,8 @@
 """What a request handler gives back, so that every request gets exactly one answer.
 
 A handler never sends its answer itself: it returns a :class:`Reply` and the server
-(:meth:`server.app.App.handle`) delivers it. That makes "one answer per request" a property of
-the structure rather than of each handler:
+(:class:`server.dispatch.Dispatcher`) delivers it. That makes "one answer per request" a
+property of the structure rather than of each handler:
 
 * the handler raises (a :class:`~server.coordination.TableError` or a bug) -> one ``error``, and
   nothing it queued is delivered;
@@ -11,20 +11,24 @@ the structure rather than of each handler:
 * work that follows an answer (``after``: a finished game's record, a tournament going on, a
   table closing) runs once the answer is on its way; a failure there is logged and answers
   nothing, since the request was answered already.
+
+Whether a request writes is declared once, where its handler is registered
+(:meth:`Handlers.add`), and everything that depends on it reads that declaration: a request
+that writes is refused with ``STORAGE_FAILED`` while the database cannot be written, and its
+answer (and what it caused) is held until the journal has committed; the answer to a request
+that only reads is never held for the journal, only kept behind what is held for its session
+already (see :meth:`server.session.ClientSession.send_many`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from protocol.messages import LoggedIn, Message, Pong, Welcome
+from protocol.messages import Message
 from server.session import ClientSession
 from server.table import Outbox
-
-UNHELD: frozenset[type[Message]] = frozenset({Welcome, LoggedIn, Pong})
-"""Answers that reveal no change to the game state: sent without waiting for the journal."""
 
 
 @dataclass(slots=True)
@@ -45,16 +49,40 @@ class Reply:
 M = TypeVar("M", bound=Message)
 
 
+@dataclass(frozen=True, slots=True)
+class Handler(Generic[M]):
+    """One request type's handler and what it was declared to do."""
+
+    run: Callable[[ClientSession, M], Reply]
+    writes: bool
+    """It may change what the journal keeps (tables, seats, games, tournaments): refused while the
+    database cannot be written, answered once the change is committed. A handler declared not
+    to write must not journal anything (the dispatcher logs it as a bug and holds its answer)."""
+    before_login: bool
+    """It is answered before ``logged_in`` too (``hello``, ``ping``, ``login``)."""
+
+
 class Handlers:
-    """Request type -> handler, typed per message type."""
+    """Request type -> handler, typed per message type; every request type has at most one."""
 
     def __init__(self) -> None:
-        self.by_type: dict[type[Message], Callable[[ClientSession, Any], Reply]] = {}
+        self.by_type: dict[type[Message], Handler[Any]] = {}
         """Read-only outside :meth:`add` (the dispatcher looks handlers up here directly: it
         does so for every request). Each type's own handler takes exactly that type."""
 
-    def add(self, cls: type[M], handler: Callable[[ClientSession, M], Reply]) -> None:
-        self.by_type[cls] = handler
+    def add(
+        self, cls: type[M], handler: Callable[[ClientSession, M], Reply], *, writes: bool, before_login: bool = False
+    ) -> None:
+        """Register ``handler`` for requests of type ``cls``; ``writes``: whether it may change
+        what the journal keeps (there is no default: every registration says)."""
+        if cls in self.by_type:
+            raise ValueError(f"{cls.TYPE} has a handler already")
+        self.by_type[cls] = Handler(handler, writes, before_login)
 
-    def get(self, msg: M) -> Callable[[ClientSession, M], Reply] | None:
+    def get(self, msg: M) -> Handler[M] | None:
         return self.by_type.get(type(msg))
+
+    def writes(self, cls: type[Message]) -> bool:
+        """Whether requests of type ``cls`` were declared to write (False: no handler)."""
+        h = self.by_type.get(cls)
+        return h is not None and h.writes

@@ -13,8 +13,10 @@ Transports
 
 Resource handling
     * Output that tells of a change is held until the journal has committed that change
-      (:meth:`ClientSession._write`, :meth:`ClientSession.release`); ``send_unheld`` and
-      ``send_now`` are the two exceptions, for messages that reveal no change.
+      (:meth:`ClientSession._write`, :meth:`ClientSession.release`). The answers to requests
+      that only read are not held for the journal (``unheld``), only kept behind what is held
+      for this session already, so that nothing overtakes what it was told before;
+      ``send_now`` sends ahead of everything, for what reveals nothing (``going_away``).
     * A connection whose unsent output passes ``max_output_buffer`` is aborted: it reads too
       slowly; its seat waits for a reconnect or its clock. Every byte counts, the web door's
       own answers too (pongs, closing frames, files): a client that sends pings and never reads
@@ -123,9 +125,10 @@ class ClientSession(asyncio.Protocol):
         """``hello.states`` was ``turns``: this connection's seats get only the states they act on."""
         self.logged_in = False
         # While an answer is prepared off the event loop's turn (login, a record from disk, a
-        # bot taking its seat), later requests wait here so that answers keep their order.
+        # bot taking its seat), later requests wait here so that answers keep their order; a
+        # protocol error read meanwhile waits here too, last (see answered()).
         self.waiting = False
-        self.backlog: list[Message] = []
+        self.backlog: list[Message | RemoteProtocolError] = []
         now = time.monotonic()
         self.connected_at = now
         self.last_active = now
@@ -223,9 +226,12 @@ class ClientSession(asyncio.Protocol):
             if self.closing:
                 return
             if isinstance(msg, RemoteProtocolError):
-                if self.conn.state is ConnectionState.CLOSING:
-                    self._write(self.conn.report(msg))
-                self.close()
+                if self.waiting:
+                    # The requests read before it are answered first (a login being checked
+                    # included); then the error, and the connection closes (answered()).
+                    self.backlog.append(msg)
+                else:
+                    self._fail(msg)
                 return
             admitted = self._allow(msg)
             if admitted is None:
@@ -238,6 +244,25 @@ class ClientSession(asyncio.Protocol):
                 self.backlog.append(msg)
             else:
                 self.host.handle(self, msg)
+
+    def _fail(self, exc: RemoteProtocolError) -> None:
+        """Report the client's protocol error (its last answer) and close."""
+        if self.conn.state is ConnectionState.CLOSING:
+            self._write(self.conn.report(exc))
+        self.close()
+
+    def answered(self) -> None:
+        """The answer that was being prepared is out: what was read meanwhile goes on, in order
+        (each request through the host like any other; a protocol error ends it)."""
+        self.waiting = False
+        backlog = self.backlog
+        while backlog and not self.waiting and not self.closing:
+            item = backlog.pop(0)
+            if isinstance(item, RemoteProtocolError):
+                backlog.clear()
+                self._fail(item)
+            else:
+                self.host.handle(self, item)
 
     def _pause(self, rest: Sequence[Message | RemoteProtocolError]) -> None:
         """Stop reading until a refusal is paid for; ``rest`` waits for then."""
@@ -297,11 +322,12 @@ class ClientSession(asyncio.Protocol):
     def send(self, msg: Message) -> None:
         self.send_many([msg])
 
-    def send_many(self, msgs: Sequence[Message | StateOut]) -> None:
+    def send_many(self, msgs: Sequence[Message | StateOut], *, unheld: bool = False) -> None:
         """Encode ``msgs`` and write them with one call (one system call, not one each).
 
         A broadcast :class:`~server.coordination.StateOut` is spliced from its change's
         shared encoding (:mod:`server.wire`); other messages are validated and encoded whole.
+        ``unheld``: they answer a request that only read (see :meth:`_write`).
         """
         if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:
             return  # (after a fatal error nothing more is said)
@@ -324,25 +350,7 @@ class ClientSession(asyncio.Protocol):
             except LocalProtocolError:
                 log.exception("refusing to send an invalid message to %r", self)
         if chunks:
-            self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-
-    def send_unheld(self, msg: Message) -> None:
-        """Send ``msg``, which depends on no change to the game state (``welcome``,
-        ``logged_in``, ``pong``), without waiting for the journal: at once, unless something is
-        held for this session already, then behind it (order is kept).
-
-        This is what lets a client connect and log in while the database cannot be written;
-        its requests that change state are then refused with ``STORAGE_FAILED``.
-        """
-        if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:
-            return
-        if self.held:
-            self.send(msg)
-            return
-        try:
-            self._put(self.conn.send(msg))
-        except LocalProtocolError:
-            log.exception("refusing to send an invalid message to %r", self)
+            self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks), unheld)
 
     def send_now(self, msg: Message) -> None:
         """Send ``msg`` ahead of anything held for a commit (it must reveal no uncommitted state)."""
@@ -364,8 +372,11 @@ class ClientSession(asyncio.Protocol):
         table: int | None = None,
         suggestion: str | None = None,
         now: bool = False,
+        unheld: bool = False,
     ) -> None:
-        """Send an ``error`` (held like other output unless ``now``); a fatal code closes."""
+        """Send an ``error``: held like other output, unless ``unheld`` (it refuses a request
+        that only read: see :meth:`_write`) or ``now`` (ahead of everything held: it must reveal
+        nothing). A fatal code closes."""
         if self.closing or self.transport is None:
             return
         try:
@@ -380,13 +391,28 @@ class ClientSession(asyncio.Protocol):
         if now:
             self._put(data)
         else:
-            self._write(data)
+            self._write(data, unheld)
         if self.conn.state is ConnectionState.CLOSED:
             self.close()  # a fatal error (after a bad frame, the messages before it are answered first)
 
-    def _write(self, data: bytes) -> None:
-        """Write ``data``, or hold it while what it may tell is not committed yet."""
+    def _write(self, data: bytes, unheld: bool = False) -> None:
+        """Write ``data``, or hold it while what it may tell is not committed yet.
+
+        ``unheld``: ``data`` answers a request that only read, so it waits for no commit, only
+        behind what is held for this session already (released with the last of it): a client
+        never learns from a later answer what an earlier held message tells. It may show a
+        change that the journal has not committed yet (another player's move a moment ago);
+        what waits for the commit is that change's acknowledgement, not the news of it. This is
+        what lets a client connect, log in and look around while the database cannot be written
+        (its requests that write are refused with ``STORAGE_FAILED`` then)."""
         if self.transport is None or self.closing:
+            return
+        if unheld:
+            held = self.held
+            if held:
+                held.append((held[-1][0], data))
+            else:
+                self._put(data)
             return
         journal = self.host.journal
         if journal is not None:

@@ -50,7 +50,8 @@ class Sweeper:
         lim = self.config.limits
         for s in list(self.sessions):
             try:
-                if not s.logged_in and now - s.connected_at > lim.handshake_timeout:
+                # (not while a login read in time is being checked: its answer comes first)
+                if not s.logged_in and not s.waiting and now - s.connected_at > lim.handshake_timeout:
                     s.error(ErrorCode.HANDSHAKE_TIMEOUT, "no hello and login in time")
                     s.close()
                 elif now - s.last_active > lim.idle_timeout:

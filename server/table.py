@@ -334,7 +334,7 @@ class Table:
             if len(self.watchers) >= max_watchers:
                 raise TableError(ErrorCode.TABLE_FULL, "too many spectators at this table")
             self.watchers.append(session)
-        self._update(out)
+        self._update(out, stored=False)  # (watchers are not stored: the snapshot is the same)
         if self.game is not None:
             out.send(session, self._state_for(None, [], now))
 
@@ -693,8 +693,8 @@ class Table:
             acted=acted,
         )
 
-    def _update(self, out: Outbox) -> None:
-        out.saves.append(Changed(self))
+    def _update(self, out: Outbox, *, stored: bool = True) -> None:
+        out.saves.extend([Changed(self)] if stored else ())  # (stored: what the snapshot keeps changed)
         msg = TableUpdate(table=self.id, summary=self.summary())
         for r in self.recipients():
             out.send(r, msg)

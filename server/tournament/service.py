@@ -133,11 +133,11 @@ class TournamentService:
         self._registering: dict[int, list[asyncio.Future[None]]] = {}
 
     def register_handlers(self, handlers: Handlers) -> None:
-        handlers.add(CreateTournament, self.create)
-        handlers.add(Register, self.register)
-        handlers.add(StartTournament, self.start)
-        handlers.add(GetTournament, self.info)
-        handlers.add(ListTournaments, self.list)
+        handlers.add(CreateTournament, self.create, writes=True)
+        handlers.add(Register, self.register, writes=True)
+        handlers.add(StartTournament, self.start, writes=True)
+        handlers.add(GetTournament, self.info, writes=False)
+        handlers.add(ListTournaments, self.list, writes=False)
 
     # ------------------------------------------------------------------ requests
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-import server.app as server_app
+import server.dispatch as server_dispatch
 from client.bots.greedy import GreedyBot
 from client.runner import BotRunner
 from client.sdk import Client, ServerError
@@ -189,7 +189,7 @@ class FullDisk:
         self.full = False
         self.failed = asyncio.Event()
         app.journal.retry_interval = 0.05
-        monkeypatch.setattr(server_app, "STORAGE_RETRY", 0.2)
+        monkeypatch.setattr(server_dispatch, "STORAGE_RETRY", 0.2)
         write_batch = app.store.write_batch
 
         def failing(ops: Any) -> None:
