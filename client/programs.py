@@ -6,6 +6,12 @@ the server. :class:`BotProgram` is a participant's program (``shithead-tournamen
 ``shithead-bot-check``): started from a command line with placeholders, restarted when it
 crashes (each crash counted, with the exit status and the last lines it wrote), stopped at the
 end.
+
+Each writes what it has to say to a log file of its own: the server its standard output (first
+the line that says where it listens) and its log (warnings; at INFO also the accounts
+registered and the tournaments created, started and finished), a program its standard output
+and error, between lines of the organiser's own (``--- `` first) that say when it was started,
+with which command line (passwords hidden), and how it ended.
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ import secrets
 import shlex
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 __all__ = ["PLACEHOLDERS", "PROGRAM_GRACE", "BotProgram", "Crash", "LocalServer", "command_argv", "program_password"]
 
@@ -37,11 +46,18 @@ TAIL_LINES = 15
 
 class LocalServer:
     """A ``shithead-server`` child process on 127.0.0.1, port chosen by the system (:attr:`port`),
-    its database in ``db`` and its log appended to ``log_path``. Not advertised on the LAN.
-    Raises ``RuntimeError`` (naming the log) when it does not start."""
+    its database in ``db``. Not advertised on the LAN. Everything it writes, its standard output
+    (first the line saying where it listens) and its log at ``log_level`` (WARNING by default:
+    a long tournament's server logs nothing per game), is appended to ``log_path`` as it comes;
+    its output is read all the time, so that it never waits on a full pipe. Raises
+    ``RuntimeError`` (naming the log) when it does not start."""
 
-    def __init__(self, db: Path, log_path: Path, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, db: Path, log_path: Path, extra_args: tuple[str, ...] = (), *, log_level: str = "WARNING"
+    ) -> None:
         self.log_fh = log_path.open("a", encoding="utf-8")
+        self._log_lock = threading.Lock()
+        self._copier: threading.Thread | None = None
         cmd = [
             sys.executable,
             "-m",
@@ -53,28 +69,50 @@ class LocalServer:
             "--db",
             str(db),
             "--log-level",
-            "WARNING",
+            log_level,
             "--no-advertise",  # a private server: nobody else is to find it
             *extra_args,
         ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
+        self._write(line)
         m = re.search(r":(\d+)\b", line)
         if not m:
             self.stop()
             raise RuntimeError(f"the server did not start (see {log_path}): {line.strip()!r}")
         self.port = int(m.group(1))
+        self._copier = threading.Thread(
+            target=self._copy, args=(self.proc.stdout,), name="local-server-output", daemon=True
+        )
+        self._copier.start()
+
+    def _write(self, text: str) -> None:
+        """Append ``text`` (the server's output) to the log at once; nothing once it is closed."""
+        with self._log_lock:
+            if not self.log_fh.closed:
+                self.log_fh.write(text)
+                self.log_fh.flush()
+
+    def _copy(self, out: IO[str]) -> None:
+        """Copy the server's standard output to the log, line by line, until it ends."""
+        for line in out:
+            self._write(line)
 
     def stop(self) -> None:
-        """Terminate the server (killed if it has not exited within 30 s)."""
+        """Terminate the server (killed if it has not exited within 30 s), write the rest of its
+        output to the log and close it."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-        self.log_fh.close()
+                self.proc.wait()
+        if self._copier is not None:
+            self._copier.join(10)  # its output ends with it (unless a child of its own still holds it)
+        with self._log_lock:
+            self.log_fh.close()
 
 
 def program_password() -> str:
@@ -110,7 +148,9 @@ class Crash:
 
 class BotProgram:
     """A participant program: started, restarted after a crash (counted in :attr:`crashes`),
-    stopped at the end. Its stdout and stderr are appended to ``log_path``.
+    stopped at the end. Its stdout and stderr are appended to ``log_path``, each run between a
+    line that says it started, with its command line (every text of ``hide`` in it, a password,
+    shown as ``****``), and a line that gives its exit status; those lines begin with ``--- ``.
 
     A program that exits while it is still needed has crashed. One that exits because its work
     is over (a player ends its run on ``tournament_over``) has not, even when its exit is seen
@@ -125,9 +165,14 @@ class BotProgram:
         *,
         name: str = "program",
         env: Mapping[str, str] | None = None,
+        hide: Sequence[str] = (),
     ) -> None:
         self.argv = argv
         self.name = name
+        self.shown = shlex.join(argv)
+        for secret in hide:
+            if secret:
+                self.shown = self.shown.replace(secret, "****")
         self.log_path = log_path
         self.finished = finished
         self.env = dict(env) if env is not None else None
@@ -140,18 +185,38 @@ class BotProgram:
         return len(self.crashes)
 
     async def keep_running(self) -> None:
-        """Run the program until :meth:`stop` or until it exits when ``finished()`` is true."""
+        """Run the program until :meth:`stop` or until it exits when ``finished()`` is true.
+        Raises ``OSError`` when the command cannot be run (the log says so too)."""
         while not self.stopping:
-            start = self.log_path.stat().st_size if self.log_path.exists() else 0
-            with self.log_path.open("a", encoding="utf-8") as fh:
-                self.proc = await asyncio.create_subprocess_exec(*self.argv, stdout=fh, stderr=fh, env=self.env)
-                code = await self.proc.wait()
+            self._note(f"started {self.name} (run {len(self.crashes) + 1}): {self.shown}")
+            start = self.log_path.stat().st_size
+            proc: asyncio.subprocess.Process | None = None
+            try:
+                with self.log_path.open("a", encoding="utf-8") as fh:
+                    proc = self.proc = await asyncio.create_subprocess_exec(
+                        *self.argv, stdout=fh, stderr=fh, env=self.env
+                    )
+                    code = await proc.wait()
+                tail = self._tail(start)
+            except OSError as exc:
+                self._note(f"{self.name} could not be started: {exc}")
+                raise
+            finally:
+                # Also when cancelled once stop() has ended it: the log says how every run ended.
+                if proc is not None and proc.returncode is not None:
+                    how = " (stopped)" if self.stopping else ""
+                    self._note(f"{self.name} exited with status {proc.returncode}{how}")
             if self.stopping or await self.finished():
                 return
-            self.crashes.append(Crash(code, self._tail(start)))
+            self.crashes.append(Crash(code, tail))
             n = len(self.crashes)
             log.warning("participant %s exited with %s (crash %d): restarting", self.name, code, n)
             await asyncio.sleep(min(5.0, 0.2 * n))
+
+    def _note(self, text: str) -> None:
+        """Append a line of the organiser's own (``--- HH:MM:SS text``) to the program's log."""
+        with self.log_path.open("a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%H:%M:%S')} {text}\n")
 
     def _tail(self, start: int) -> tuple[str, ...]:
         """The last :data:`TAIL_LINES` lines written since byte ``start`` of the log."""

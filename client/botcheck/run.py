@@ -126,7 +126,8 @@ async def check(
     password = program_password()
     command_argv(command, dict.fromkeys(PLACEHOLDERS, ""))  # its placeholders, checked before anything starts
     fresh_workdir(workdir)
-    server = LocalServer(workdir / "server.sqlite3", workdir / "server.log")
+    # INFO: the kept log then tells what the server did (the bot's account, each tournament).
+    server = LocalServer(workdir / "server.sqlite3", workdir / "server.log", log_level="INFO")
     tap = WireTap("127.0.0.1", server.port)
     results = [StageResult(s, planned=s.seats, played=False) for s in stages]
     org: Client | None = None
@@ -202,7 +203,9 @@ class _StageRun:
         fields = {"host": "127.0.0.1", "port": self.tap.port, "tournament": tid, "name": BOT_NAME}
         argv = command_argv(self.command, fields | {"password": self.password})
         env = os.environ | {"PYTHONUNBUFFERED": "1"}  # a Python bot's output reaches the log as it happens
-        program = BotProgram(argv, self.log_path, lambda: self._over(tid), name=BOT_NAME, env=env)
+        program = BotProgram(
+            argv, self.log_path, lambda: self._over(tid), name=BOT_NAME, env=env, hide=(self.password,)
+        )
         running = asyncio.create_task(program.keep_running())
         try:
             async with asyncio.timeout(STAGE_SECONDS):

@@ -157,6 +157,7 @@ async def play_on_server(
                     log_dir / f"{e.name}.log",
                     lambda: _finished(org, tid),
                     name=e.name,
+                    hide=(e.password,),
                 )
                 engines.append(eng)
                 players.append(asyncio.create_task(eng.keep_running()))

@@ -5,6 +5,7 @@ a report that names the mistake and shows what explains it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,30 @@ def test_a_program_that_cannot_start_or_exits_at_once_ends_the_check_quickly() -
     code, out = bot_check(f"{sys.executable} -c pass", "--presets", "classic")
     assert code == 1, out
     assert "crash in stage 'classic, 2 seats': the program exited with status 0 before its tournament" in out
+
+
+def test_kept_logs_hold_what_the_server_and_the_bot_wrote(tmp_path: Path) -> None:
+    """``--keep DIR``: ``server.log`` holds the server's own lines (where it listened, the
+    tournaments it ran), ``bot-1.log`` the bot's output between the check's lines that say how
+    the program was started (its password hidden) and how it ended. (Both stayed empty: the
+    server's start line was read and dropped, its log kept to warnings, and a bot that prints
+    nothing before its end left nothing once stopped.) The raising bot ends the check after one
+    game: its traceback is its output."""
+    keep = tmp_path / "logs"
+    command = f"{sys.executable} {RAISING} {FLAGS}"
+    code, out = bot_check(command, "--presets", "classic", "--max-mistakes", "1", "--keep", str(keep))
+    assert code == 1 and f"logs: {keep}/bot-N.log" in out, out
+    server_log = (keep / "server.log").read_text(encoding="utf-8")
+    assert re.search(r"^Shithead server listening on 127\.0\.0\.1:\d+ ", server_log, re.M), server_log
+    assert " created tournament 1 " in server_log and "tournament 1 started" in server_log, server_log
+    bot_log = (keep / "bot-1.log").read_text(encoding="utf-8")
+    started = re.compile(
+        r"^--- \d\d:\d\d:\d\d started checked \(run 1\): .*raising_bot\.py --host 127\.0\.0\.1 --port \d+ "
+        r"--tournament 1 --name checked --password \*\*\*\*$",
+        re.M,
+    )
+    assert started.search(bot_log), bot_log
+    assert "ValueError: every third move" in bot_log, bot_log
+    assert re.search(r"^--- \d\d:\d\d:\d\d checked exited with status -?\d+", bot_log, re.M), bot_log
+    assert bot_log.index("started checked") < bot_log.index("ValueError") < bot_log.index("checked exited")
+    assert not (keep / "bot-2.log").exists()  # the check stopped after the first stage
