@@ -299,7 +299,8 @@ class CreateTournament(Message):
         default=None,
         max_len=64,
         item=item(Kind.STR, min_len=1, max_len=MAX_WIRE_NAME, plain=True),
-        doc="Accounts that will register (and the bundled bots' names); omitted: any bot account may register.",
+        doc="The accounts that will register themselves, only those: the server adds the bundled bots of"
+        " bots (a name given twice is refused); omitted: any account (not a guest) may register.",
     )
     bots: Sequence[str] | None = fld(
         Kind.LIST,

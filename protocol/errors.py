@@ -218,7 +218,7 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ),
     ErrorCode.NOT_INVITED: (
         "You may not register for this tournament: it names its participants and you are not "
-        "one of them, or you are a guest (register with a bot account)."
+        "one of them, or you are a guest (log in to an account: a bot account for a program)."
     ),
     ErrorCode.SHUTTING_DOWN: ("The server is shutting down. Reconnect later and resume; the connection is closed."),
     ErrorCode.STORAGE_FAILED: (
