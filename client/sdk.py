@@ -300,9 +300,13 @@ class Client:
         guest: bool = False,
         bot: bool = False,
         server_password: str | None = None,
+        seat_token: str | None = None,
     ) -> LoggedIn:
         """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept to log in
-        again after a reconnect. Raises :class:`ServerError` (``AUTH_FAILED``...)."""
+        again after a reconnect. ``seat_token``, the token of a seat this player holds (kept from
+        an earlier run), goes as ``login.token``: a guest who gives it is the guest who holds that
+        seat, and gets its name back. Raises :class:`ServerError` (``AUTH_FAILED``,
+        ``NAME_TAKEN``...)."""
         creds: dict[str, object] = {
             "name": name,
             "password": password,
@@ -310,6 +314,8 @@ class Client:
             "bot": bot,
             "server_password": server_password,
         }
+        if seat_token is not None:
+            creds["token"] = seat_token
         answer = _expect(await self.request(Login, **creds), LoggedIn)
         self._credentials = creds
         self.logged_in = answer
@@ -513,7 +519,12 @@ class Client:
                 if isinstance(msg, Error):
                     pending.future.set_exception(
                         ServerError(
-                            msg.code, msg.message, reason=msg.reason, retry_after=msg.retry_after, request_id=msg.id
+                            msg.code,
+                            msg.message,
+                            reason=msg.reason,
+                            retry_after=msg.retry_after,
+                            request_id=msg.id,
+                            suggestion=msg.suggestion,
                         )
                     )
                 else:

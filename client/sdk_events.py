@@ -38,7 +38,8 @@ class ServerError(Exception):
 
     ``code`` is the wire code (a :class:`protocol.ErrorCode`, which compares equal to its
     string), ``message`` the text for people, ``reason`` the engine's code for
-    ``ILLEGAL_ACTION``, ``retry_after`` the seconds to wait for ``RATE_LIMITED``."""
+    ``ILLEGAL_ACTION``, ``retry_after`` the seconds to wait for ``RATE_LIMITED``, ``suggestion``
+    a free name to offer instead for ``NAME_TAKEN``."""
 
     def __init__(
         self,
@@ -48,10 +49,11 @@ class ServerError(Exception):
         reason: str | None = None,
         retry_after: float | None = None,
         request_id: int | None = None,
+        suggestion: str | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.request_id = code, message, request_id
-        self.reason, self.retry_after = reason, retry_after
+        self.reason, self.retry_after, self.suggestion = reason, retry_after, suggestion
 
     @property
     def fatal(self) -> bool:
