@@ -88,6 +88,9 @@ SETTING_HELP: dict[str, str] = {
     "advertise": "Announce the server on the LAN by DNS-SD (`--no-advertise`: false); see Transport.",
     "web": "Serve the browser client and its WebSocket on the same port (`--no-web`: false); see WebSocket.",
     "name": "The server's name in the clients' list of servers found (`--name`; empty: the machine's name).",
+    "web_hosts": "Host names a browser may use for the server besides its addresses, `localhost` and the"
+    " machine's names (`NAME`, `NAME.local`): only pages opened under those may use the WebSocket"
+    " (see WebSocket).",
 }
 
 
@@ -305,8 +308,10 @@ def settings_table() -> str:
     for f in dataclasses.fields(ServerConfig):
         if f.name == "limits":
             continue
-        if f.default is dataclasses.MISSING:  # the database path depends on the machine
+        if f.name == "db":  # the database path depends on the machine
             default = "`~/.local/share/shithead/server.sqlite3`"
+        elif f.default is dataclasses.MISSING:
+            default = f"`{json.dumps(f.default_factory())}`"  # type: ignore[misc]
         else:
             default = f"`{json.dumps(f.default)}`"
         shown = "yes" if f.name in public else "no"
