@@ -7,17 +7,24 @@
     shithead replay tournament-XXXX/records/7.json   # step through a finished game
     shithead watch 3 lan-box          # table 3 drawn large, for the TV (a guest spectator)
 
-Name and password are asked before connecting (the server's handshake clock does not wait for
-a person typing); the prompt does not echo, and an empty password logs in as a guest. Passwords
-never go on the command line: they come from the prompt, ``$SHITHEAD_PASSWORD`` and
-``$SHITHEAD_SERVER_PASSWORD``, or stdin (``--password-stdin``). When the server wants its own
-password (``welcome.password_required``) and none was given, the client hangs up, asks, and
-connects again. A refused login ends the client with one line and exit status 1. Logs go to a
-file (``$XDG_STATE_HOME/shithead/cli.log``, by default ``~/.local/state/shithead/cli.log``),
-never to the terminal the game is drawn on. Seat tokens are kept in
-``~/.local/state/shithead/seats.json`` (``--seats-file``, ``$SHITHEAD_SEATS_FILE``; see
-:mod:`client.cli.seats`): started again with the same name, the client takes back a seat that
-waits for the player by itself (several: the lobby lists them, Enter or ``resume T``).
+Name and password are asked before connecting (the server's handshake clock does not wait for a
+person typing); the password prompt does not echo, and an empty password logs in as a guest. A
+name follows the rule of :mod:`protocol.names` ("Anna Maria", "Zoë", "Mum's phone", "🦊 Fox":
+:data:`~protocol.names.NAME_RULE`), which ``--help`` and the name prompt state and which is
+checked here before connecting. A name somebody else uses (``NAME_TAKEN``) is said with the
+server's suggestion: a ``--name`` ends the run with the command to try, a typed name is asked
+again with the suggestion filled in. Passwords never go on the command line: they come from the
+prompt, ``$SHITHEAD_PASSWORD`` and ``$SHITHEAD_SERVER_PASSWORD``, or stdin
+(``--password-stdin``). When the server wants its own password (``welcome.password_required``)
+and none was given, the client hangs up, asks, and connects again. A refused login ends the
+client with one line and exit status 1. Logs go to a file (``$XDG_STATE_HOME/shithead/cli.log``,
+by default ``~/.local/state/shithead/cli.log``), never to the terminal the game is drawn on.
+Seat tokens are kept in ``~/.local/state/shithead/seats.json`` (``--seats-file``,
+``$SHITHEAD_SEATS_FILE``; see :mod:`client.cli.seats`): started again with the same name, the
+client takes back a seat that waits for the player by itself (several: the lobby lists them,
+Enter or ``resume T``). A guest gives a kept token at login, which proves it is the guest who
+holds that seat: its name is its own again. No password and no login token is ever written to a
+file.
 """
 
 from __future__ import annotations
@@ -28,11 +35,15 @@ import contextlib
 import logging
 import os
 import secrets
+import shlex
+import shutil
 import sys
 import tempfile
+import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import create_app_session
@@ -46,8 +57,8 @@ from client.cli.seats import SeatTokens
 from client.cli.tv import tv_screen
 from client.discovery import FoundServer, find_servers
 from client.sdk import Client, ServerError
-from protocol.messages import Login, LoggedIn, encode_message
-from protocol.errors import LocalProtocolError
+from protocol.messages import LoggedIn
+from protocol.names import NAME_RULE, name_error, normalize_name
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7433
@@ -55,7 +66,8 @@ CLIENT_NAME = "shithead-cli 0.1"
 
 log = logging.getLogger("client.cli")
 
-NAME_RULE = "Names are 1 to 24 letters, digits, '_' or '-'."
+#: Kept seat tokens tried, one at a time, at a guest's login (a token may be of a table gone).
+MAX_TOKEN_TRIES = 5
 
 Finder = Callable[[], Awaitable[list[FoundServer]]]
 
@@ -91,7 +103,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="HOST[:PORT] of the server (default: look for servers on the LAN; none found: "
         f"{DEFAULT_HOST}:{DEFAULT_PORT})",
     )
-    p.add_argument("--name", help="player name (asked if not given)")
+    p.add_argument("--name", help=f"player name, {NAME_RULE}, such as --name 'Anna Maria' (asked if not given)")
     p.add_argument("--guest", action="store_true", help="play as a guest (no password, nothing stored)")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.add_argument(
@@ -144,22 +156,43 @@ class Credentials:
     name: str
     password: str | None
     server_password: str | None = None
+    asked: bool = False
+    """The name was typed at the prompt (so it may be asked again), not given with ``--name``."""
 
 
-def valid_name(name: str) -> bool:
-    """Whether the server would take ``name`` (checked by the login message's own field rule)."""
-    try:
-        encode_message(Login(id=1, name=name, guest=True))
-    except LocalProtocolError:
-        return False
-    return True
+def check_name(raw: str) -> str:
+    """``raw`` as the server keeps it (:func:`protocol.names.normalize_name`); raises
+    ``ValueError`` saying why it is not a name (:func:`protocol.names.name_error`)."""
+    name = normalize_name(raw)
+    problem = name_error(name)
+    if problem is not None:
+        raise ValueError(problem)
+    return name
+
+
+def say(text: str, *, file: TextIO | None = None) -> None:
+    """``text`` on the terminal before the game, broken at spaces to the terminal's width."""
+    width = max(shutil.get_terminal_size().columns - 1, 40)
+    print(textwrap.fill(text, width, break_long_words=False), file=file or sys.stdout, flush=True)
+
+
+async def ask_name(default: str = "") -> str:
+    """A name typed at the terminal, asked again until it follows the rule. The rule is said
+    first; with a ``default`` (the server's suggestion), Enter takes it."""
+    say(f"Your name at the table: {NAME_RULE}." if not default else f"Enter takes {default}, or type another name.")
+    while True:
+        typed = await _ask("Name: ", default=default)
+        try:
+            return check_name(typed)
+        except ValueError as exc:
+            say(f"Not a name: {exc}.", file=sys.stderr)
 
 
 async def ask_credentials(args: argparse.Namespace) -> Credentials:
     """Name and password from the command line, the environment (``SHITHEAD_PASSWORD``,
     ``SHITHEAD_SERVER_PASSWORD``), stdin (``--password-stdin``, ``--server-password-stdin``)
-    or the terminal, in that order. A name the server would refuse is asked again when it was
-    typed, and ends the run when it was given. Raises ``ValueError`` (a bad ``--name``),
+    or the terminal, in that order. A name that breaks the name rule is asked again when it
+    was typed, and ends the run when it was given. Raises ``ValueError`` (a bad ``--name``),
     ``EOFError`` or ``KeyboardInterrupt`` (the player gave up)."""
     password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else os.environ.get("SHITHEAD_PASSWORD")
     server_password = (
@@ -167,29 +200,59 @@ async def ask_credentials(args: argparse.Namespace) -> Credentials:
         if args.server_password_stdin
         else os.environ.get("SHITHEAD_SERVER_PASSWORD")
     )
-    name = args.name
-    if name is not None and not valid_name(name):
-        raise ValueError(f"{name!r} is not a name: {NAME_RULE}")
-    while name is None:
-        typed = await _ask("Name: ")
-        if valid_name(typed):
-            name = typed
-        else:
-            print(NAME_RULE, file=sys.stderr)
+    if args.name is not None:
+        try:
+            name = check_name(args.name)
+        except ValueError as exc:
+            raise ValueError(f"{args.name!r} is not a name: {exc}") from None
+        asked = False
+    else:
+        name, asked = await ask_name(), True
     if not args.guest and password is None:
         password = await _ask("Password (empty: play as a guest): ", secret=True)
-    return Credentials(name, None if args.guest or not password else password, server_password or None)
+    return Credentials(name, None if args.guest or not password else password, server_password or None, asked)
 
 
-async def login(client: Client, creds: Credentials) -> LoggedIn | None:
-    """Log in once; a refusal is said in one line on stderr and gives None."""
-    try:
-        return await client.login(
-            creds.name, creds.password, guest=creds.password is None, server_password=creds.server_password
-        )
-    except ServerError as exc:
-        print(f"shithead: login refused: {exc.message}", file=sys.stderr)
-        return None
+def refusal_words(exc: ServerError, creds: Credentials) -> str:
+    """A refused login in one line: a name somebody else uses with the server's suggestion (as
+    the command to try when the name came with ``--name``), a bad name with the reason."""
+    if exc.code == "NAME_TAKEN":
+        words = f"shithead: {creds.name} is taken ({exc.message})"
+        if exc.suggestion and not creds.asked:
+            words += f"; try: shithead --name {shlex.quote(exc.suggestion)}"
+        elif exc.suggestion:
+            words += f"; {exc.suggestion} is free"
+        return words
+    if exc.code == "BAD_NAME":
+        return f"shithead: the server refuses the name {creds.name!r}: {exc.message}"
+    return f"shithead: login refused: {exc.message}"
+
+
+async def login(client: Client, creds: Credentials, seat_tokens: list[str] | None = None) -> LoggedIn | ServerError:
+    """Log in once; a refusal is said in one line on stderr and returned.
+
+    ``seat_tokens`` are the tokens this machine keeps for seats of this name: one goes with
+    the login (``login.token``), so that a guest who holds those seats is known as that guest
+    (its name is its own) and an account's login is not held up by the failed-login throttle.
+    The token of a table that is gone proves nothing: while the guest's other seats hold the
+    name the server says NAME_TAKEN, and a guest tries its next token."""
+    kept = list(seat_tokens or [])[: MAX_TOKEN_TRIES if creds.password is None else 1]
+    tries: list[str | None] = list(kept) or [None]
+    while True:
+        token = tries.pop(0)
+        try:
+            return await client.login(
+                creds.name,
+                creds.password,
+                guest=creds.password is None,
+                server_password=creds.server_password,
+                seat_token=token,
+            )
+        except ServerError as exc:
+            if exc.code == "NAME_TAKEN" and tries:
+                continue
+            print(refusal_words(exc, creds), file=sys.stderr, flush=True)
+            return exc
 
 
 async def _connect(host: str, port: int, args: argparse.Namespace) -> Client | None:
@@ -239,6 +302,35 @@ async def choose_server(args: argparse.Namespace, find: Finder = find_servers) -
         print("Type a number from the list, or a server's name.", flush=True)
 
 
+def seats_path(args: argparse.Namespace) -> Path | None:
+    return Path(args.seats_file).expanduser() if args.seats_file else None
+
+
+async def sign_in(
+    client: Client, host: str, port: int, args: argparse.Namespace, creds: Credentials
+) -> tuple[Client, LoggedIn | None]:
+    """Log in with the seat tokens kept for this name (:func:`login`). A typed name the server
+    refuses (taken, or bad) is asked again with the connection closed meanwhile (the handshake
+    clock does not wait for a person typing), the server's suggestion filled in; then the
+    client connects again. Returns the client now in use and the answer (None: refused, said)."""
+    while True:
+        kept = SeatTokens(f"{host}:{port}", creds.name, seats_path(args)).all()
+        answer = await login(client, creds, list(kept.values()))
+        if isinstance(answer, LoggedIn):
+            return client, answer
+        if not creds.asked or answer.code not in ("NAME_TAKEN", "BAD_NAME"):
+            return client, None
+        await client.close()
+        try:
+            creds.name = await ask_name(default=answer.suggestion or "")
+        except (EOFError, KeyboardInterrupt):
+            return client, None
+        again = await _connect(host, port, args)
+        if again is None:
+            return client, None
+        client = again
+
+
 async def amain(args: argparse.Namespace) -> int:
     try:
         host, port = await choose_server(args)
@@ -268,7 +360,7 @@ async def amain(args: argparse.Namespace) -> int:
         if client is None:
             return 1
     try:
-        logged_in = await login(client, creds)
+        client, logged_in = await sign_in(client, host, port, args, creds)
         if logged_in is None:
             return 1
         model = Model(
@@ -291,9 +383,7 @@ async def amain(args: argparse.Namespace) -> int:
                 client,
                 model=model,
                 theme=Theme.from_env(symbols=not args.ascii),
-                tokens=SeatTokens(
-                    f"{host}:{port}", model.name or "", Path(args.seats_file).expanduser() if args.seats_file else None
-                ),
+                tokens=SeatTokens(f"{host}:{port}", model.name or "", seats_path(args)),
             )
             if args.watch is not None:
                 app.screen = tv_screen

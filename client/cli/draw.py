@@ -16,6 +16,8 @@ __all__ = [
     "Theme",
     "card_frag",
     "card_text",
+    "cell",
+    "clip",
     "fit",
     "header",
     "line_width",
@@ -150,6 +152,32 @@ def wrap(line: Line, width: int, indent: int = 2) -> list[Line]:
     return lines or [[]]
 
 
+def clip(s: str, width: int, cut: str = "…") -> str:
+    """``s`` cut to at most ``width`` terminal cells, by display width, not by characters (an
+    emoji or a CJK character takes two cells): a cut string ends with ``cut`` (one cell). A
+    character of no width (a combining mark, a variation selector) stays with the one before
+    it; a zero-width joiner left dangling at the end of a cut is dropped."""
+    if get_cwidth(s) <= width:
+        return s
+    if width <= 0:
+        return ""
+    room, used, end = width - get_cwidth(cut), 0, 0
+    for i, ch in enumerate(s):
+        w = get_cwidth(ch)
+        if used + w > room:
+            break
+        used += w
+        end = i + 1
+    return s[:end].rstrip("\u200d") + cut
+
+
+def cell(s: str, width: int, cut: str = "…") -> str:
+    """``s`` in a column ``width`` cells wide: cut (:func:`clip`) or padded with spaces, so the
+    columns after it stay in place whatever the characters of ``s``."""
+    s = clip(s, width, cut)
+    return s + " " * (width - get_cwidth(s))
+
+
 def text(s: str, style: str = "") -> tuple[str, str]:
     return style, s
 
@@ -181,5 +209,5 @@ def plain_lines(lines: Sequence[Line]) -> list[str]:
 
 def header(left: str, right: str, width: int, theme: Theme) -> Line:
     room = width - get_cwidth(right) - 1
-    left = left if get_cwidth(left) <= room else left[: max(room - 1, 0)] + theme.cut
+    left = clip(left, max(room, 0), theme.cut)
     return [("bold reverse", left + " " * (width - get_cwidth(left) - get_cwidth(right))), ("reverse", right)]

@@ -45,6 +45,7 @@ from protocol.messages import (
     Watching,
     Welcome,
 )
+from protocol.names import name_key
 from protocol.payloads import TABLE_EVENT_KINDS, GameResult, TableSummary, Tally, View
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ __all__ = [
     "Watched",
     "clear_selection",
     "held_tables",
+    "is_me",
     "move_cursor",
     "note",
     "reduce",
@@ -569,27 +571,31 @@ def _presence(model: Model, msg: Presence) -> Model:
     return note(model, text)
 
 
+def is_me(model: Model, name: object) -> bool:
+    """Whether ``name`` (a seat's, an owner's) is this player's name: compared as the server
+    compares names (:func:`protocol.names.name_key`), which never lets two players share one."""
+    return bool(model.name) and isinstance(name, str) and name_key(name) == name_key(model.name or "")
+
+
 def waiting_seats(model: Model) -> list[tuple[int, int]]:
     """``(table, seat)`` of the seats that this player holds and that wait for them (away, or
     played meanwhile by a bot standing in), outside the table on screen."""
-    me = (model.name or "").lower()
     out = []
     for tid, summary in sorted(model.tables.items()):
         if tid == model.table:
             continue
         for i, seat in enumerate(summary.get("seats") or ()):
-            if seat and str(seat.get("name", "")).lower() == me and (seat.get("away") or seat.get("stand_in")):
+            if seat and is_me(model, seat.get("name")) and (seat.get("away") or seat.get("stand_in")):
                 out.append((tid, i))
     return out
 
 
 def held_tables(model: Model) -> set[int]:
     """The tables of the lobby list where this player's name holds a seat (away or not)."""
-    me = (model.name or "").lower()
     return {
         tid
         for tid, summary in model.tables.items()
-        if any(seat and str(seat.get("name", "")).lower() == me for seat in summary.get("seats") or ())
+        if any(seat and is_me(model, seat.get("name")) for seat in summary.get("seats") or ())
     }
 
 

@@ -30,6 +30,8 @@ from client.cli.draw import (
     Theme,
     card_frag,
     card_text,
+    cell,
+    clip,
     fit,
     header,
     line_width,
@@ -38,7 +40,7 @@ from client.cli.draw import (
     to_formatted,
     wrap,
 )
-from client.cli.model import Model, selectables, waiting_seats
+from client.cli.model import Model, is_me, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 
 __all__ = [
@@ -96,11 +98,10 @@ def _player_row(
     phase = view.get("phase")
     mark = theme.turn_mark if turn == seat and phase in ("play", "announce") else " "
     tag = "you" if seat == me else "bot" if p.get("bot") else ""
-    name = str(p.get("name", ""))[:14]
     line: Line = [
         (theme.style("bold", "fg:ansiyellow") if mark != " " else "", f"{mark} "),
         ("", f"{seat:>2} "),
-        ("bold" if seat == me else "", f"{name:<14}"),
+        ("bold" if seat == me else "", cell(str(p.get("name", "")), 14, theme.cut)),
         ("", f" {tag:<3}"),
         ("", f" hand {p.get('hand_count', 0):>2}  up "),
         *_ups(p.get("face_up") or (), theme),
@@ -337,13 +338,13 @@ def _result_screen(model: Model, width: int, theme: Theme) -> list[Line]:
     )
     losses, timeouts = list(tally.get("losses") or ()), list(tally.get("timeouts") or ())
     for seat, row in enumerate(counts):
-        label = f"   {name(seat)}{' (you)' if seat == model.seat else ''}"[:24]
+        label = cell(f"   {name(seat)}{' (you)' if seat == model.seat else ''}", 24, theme.cut)
         cells = "".join(f"{n:>5}" for n in row)
         lost = losses[seat] if seat < len(losses) else 0
         outs = timeouts[seat] if seat < len(timeouts) else 0
-        lines.append([("bold" if seat == model.seat else "", f"{label:<24}{cells}{lost:>6}{outs:>10}")])
+        lines.append([("bold" if seat == model.seat else "", f"{label}{cells}{lost:>6}{outs:>10}")])
     owner = model.summary["owner"] if model.summary is not None else None
-    if owner == model.name:
+    if is_me(model, owner):
         lines.append([("bold", " You own this table: type 'start' (or 'next') to deal the next game.")])
     else:
         lines.append([("", f" Waiting for the owner{f' ({owner})' if owner else ''} to deal the next game.")])
@@ -396,7 +397,7 @@ def _waiting_screen(model: Model, width: int, theme: Theme) -> list[Line]:
         ]
     )
     lines.append(rule(width, theme))
-    if s.get("owner") == model.name:
+    if is_me(model, s.get("owner")):
         lines.append([("bold", " You own this table: 'bot greedy' adds a bot; 'start' deals when it is full.")])
     else:
         lines.append([("", " Waiting for the owner to start the game.")])
@@ -440,10 +441,10 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             [
                 (
                     "",
-                    f" {tid:>3}  {str(s.get('name', ''))[:name_w]:<{name_w}} "
-                    f"{str(s.get('preset', ''))[:preset_w]:<{preset_w}} {taken:>2}/{len(seats):<2}"
+                    f" {tid:>3}  {cell(str(s.get('name', '')), name_w, theme.cut)} "
+                    f"{cell(str(s.get('preset', '')), preset_w, theme.cut)} {taken:>2}/{len(seats):<2}"
                     + ("" if narrow else f"  {s.get('bots', 0):>4}")
-                    + f"  {str(s.get('status', '')):<8} {str(s.get('owner', ''))[:owner_w]:<{owner_w}} {notes}",
+                    + f"  {str(s.get('status', '')):<8} {cell(str(s.get('owner', '')), owner_w, theme.cut)} {notes}",
                 )
             ]
         )
@@ -460,7 +461,7 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
             [
                 (
                     theme.style("bold", "fg:ansiyellow"),
-                    f" Table {tid} ({name[:16]}) seat {seat} is waiting for you{meanwhile}: "
+                    f" Table {tid} ({clip(name, 16, theme.cut)}) seat {seat} is waiting for you{meanwhile}: "
                     f"{hint}'resume {tid}' takes it back.",
                 )
             ]

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from client.cli.draw import Line, Theme, card_frag, plain_lines, rule, text, to_formatted
+from client.cli.draw import Line, Theme, card_frag, cell, clip, plain_lines, rule, text, to_formatted, wrap
 from client.cli.words import describe_events, ordinal
 from client.record_files import load_record
 from server.engine import Game, ReplayRecord, event_to_dict, format_action
@@ -71,11 +72,12 @@ def _cards(cards: Sequence[int], theme: Theme) -> Line:
 
 
 def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> list[Line]:
-    """The screen for ``step``: who did what, then every player's cards, the pile and the stock."""
+    """The screen for ``step``: who did what, then every player's cards, the pile and the stock;
+    no line wider than ``width`` cells (names are measured in cells: an emoji takes two)."""
     game, events = replay.game_at(step)
     title = replay.meta.get("table_name") or "record"
     head = f" {title} · {replay.record.preset} · action {step}/{replay.steps}"
-    lines: list[Line] = [[text(head[:width], "bold")], rule(width, theme)]
+    lines: list[Line] = [[text(clip(head, width, theme.cut), "bold")], rule(width, theme)]
     if step == 0:
         lines.append([text(f" Dealt. {replay.players[replay.record.dealer]} dealt.")])
     else:
@@ -96,7 +98,8 @@ def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> 
         status = ""
         if game.out[s]:
             status = f"  out {ordinal(game.finish.index(s) + 1)}" if s in game.finish else "  out"
-        lines.append([text(f"{mark}{replay.players[s][:14]:<14}{status}", "bold" if mark.strip() else "")])
+        name = cell(replay.players[s], 14, theme.cut)
+        lines.append([text(f"{mark}{name}{status}", "bold" if mark.strip() else "")])
         lines.append([text("    hand  ")] + _cards(game.hand(s), theme))
         up = [c for st in game.face_up[s] for c in st]
         down = [c for c in game.face_down[s] if c is not None]
@@ -109,7 +112,7 @@ def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> 
         assert outcome is not None
         order = ", ".join(replay.players[s] for s in outcome.places)
         lines.append([text(f" Over: {order}. {replay.players[outcome.loser]} is the shithead.", "bold")])
-    return lines
+    return [piece for line in lines for piece in wrap(line, width, indent=3)]
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -131,7 +134,8 @@ async def fetch(address: str, game: int) -> StoredGame:
     host, _, port = address.rpartition(":")
     client = await Client.connect(host or "127.0.0.1", int(port), reconnect=False)
     try:
-        await client.login(f"replay-{game}"[:24], guest=True)
+        # A guest name of its own: two replays fetched at once must not ask for the same name.
+        await client.login(f"replay-{game}-{secrets.token_hex(2)}"[-24:], guest=True)
         return await client.get_record(game)
     finally:
         await client.close()

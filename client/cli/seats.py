@@ -8,11 +8,17 @@ file, by server address and player name, and reads it when it starts again:
 
 The file is the one given with ``shithead --seats-file``, else ``$SHITHEAD_SEATS_FILE`` if set,
 else ``$XDG_STATE_HOME/shithead/seats.json`` (``~/.local/state/shithead/seats.json``); it is
-private to the user (mode 0600) and replaced atomically. A token is kept when a seat is taken
-(join, resume, reconnect) and forgotten when the player leaves, when a resume is refused with
-``BAD_TOKEN`` or ``UNKNOWN_TABLE``, and, at start, for tables where the name holds no seat any
-more. A file that cannot be read counts as empty; one that cannot be written is logged and
-the game goes on (the seat then needs an account's password to come back).
+private to the user (mode 0600) and replaced atomically. It holds seat tokens only: never a
+password, nor the login token of ``logged_in`` (the client keeps that in memory, for its
+reconnects). Names are compared as the server compares them (:func:`protocol.names.name_key`:
+"Zoë", "ZOË" and a decomposed "Zoë" are one name; an ASCII name's key is its lower case, as in
+files written before). A token is kept when a seat is taken (join, resume, reconnect) and
+forgotten when the player leaves, when a resume is refused with ``BAD_TOKEN`` or
+``UNKNOWN_TABLE``, and, at start, for tables where the name holds no seat any more. A guest
+started again gives its kept tokens at login (``login.token``): the server then knows it is the
+guest who holds those seats, and gives it its name back. A file that cannot be read counts as
+empty; one that cannot be written is logged and the game goes on (the seat then needs an
+account's password to come back).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+
+from protocol.names import name_key
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +46,7 @@ class SeatTokens:
     """The seat tokens of one player (``name``) on one server (``server``: ``host:port``)."""
 
     def __init__(self, server: str, name: str, path: Path | None = None) -> None:
-        self.server, self.name = server, name.lower()
+        self.server, self.name = server, name_key(name)
         self.path = path or default_path()
 
     def _load(self) -> dict[str, dict[str, dict[str, str]]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from client.cli.draw import Line, Theme, card_frag, fit, header, rule, wrap
+from client.cli.draw import Line, Theme, card_frag, cell, fit, header, rule, wrap
 from client.cli.history import feed_line
 from client.cli.model import Model
 from client.cli.render import render_screen, seat_clock, seconds_left
@@ -66,7 +66,8 @@ def big(text: str, theme: Theme) -> list[str]:
 def _player_line(p: Mapping[str, Any], view: Mapping[str, Any], theme: Theme) -> Line:
     seat = int(p.get("seat", 0))
     acting = seat in [c["seat"] for c in view.get("clocks") or ()] or view.get("turn") == seat
-    line: Line = [("bold" if acting else "", f" {theme.turn_mark if acting else ' '} {str(p.get('name') or '-'):<14}")]
+    name = cell(str(p.get("name") or "-"), 14, theme.cut)
+    line: Line = [("bold" if acting else "", f" {theme.turn_mark if acting else ' '} {name}")]
     if p.get("out"):
         place = p.get("place")
         return [*line, ("", f" out ({ordinal(int(place))})" if isinstance(place, int) else " out")]

@@ -1,6 +1,8 @@
 """Taking waiting seats back when the terminal client starts, in process (the keys through a
 pipe, a real server on 127.0.0.1 port 0): several waiting seats are listed and Enter takes the
-first back; a guest without its token is told why the seat cannot come back; a registered
+first back; a guest is itself again only with a kept token (without any, its name is somebody
+else's: NAME_TAKEN), and a seat whose token this machine lacks is told why it cannot come
+back; a registered
 player's out-of-date token gives way to the name; tokens of tables that are gone are forgotten;
 a seat a bot plays meanwhile is taken back from the bot. (Quitting the real program in a real
 terminal and starting it again is in test_terminal_resume.py.)
@@ -9,6 +11,7 @@ terminal and starting it again is in test_terminal_resume.py.)
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -18,12 +21,13 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from client.cli import __main__ as cli_main
 from client.cli.app import CliApp
 from client.cli.model import Model
 from client.cli.render import Theme, plain_lines, render_screen
 from client.cli.seats import SeatTokens
 from client.house import HouseBots
-from client.sdk import Client
+from client.sdk import Client, ServerError
 from client.sdk_events import Item
 from protocol.messages import TableUpdate
 from protocol.payloads import SeatSummary
@@ -41,10 +45,12 @@ async def clients(make_app: Any) -> AsyncIterator[list[Client]]:
         await c.close()
 
 
-async def sdk(app: App, clients: list[Client], name: str, password: str | None = None) -> Client:
+async def sdk(
+    app: App, clients: list[Client], name: str, password: str | None = None, seat_token: str | None = None
+) -> Client:
     c = await Client.connect("127.0.0.1", app.port, backoff_initial=0.01)
     clients.append(c)
-    await c.login(name, password, guest=password is None)
+    await c.login(name, password, guest=password is None, seat_token=seat_token)
     return c
 
 
@@ -100,7 +106,8 @@ class Started:
         self.app, self.clients, self.name, self.password, self.tokens = app, clients, name, password, tokens
 
     async def __aenter__(self) -> tuple[CliApp, Any]:
-        client = await sdk(self.app, self.clients, self.name, self.password)
+        kept = list(self.tokens.all().values())  # as shithead's login gives them
+        client = await sdk(self.app, self.clients, self.name, self.password, kept[0] if kept else None)
         self._pipe = create_pipe_input()
         pipe = self._pipe.__enter__()
         self._session = create_app_session(input=pipe, output=DummyOutput())
@@ -144,16 +151,33 @@ async def test_several_waiting_seats_are_listed_and_enter_takes_the_first(
         assert m.error is None and m.seat == 0
 
 
-async def test_a_guest_without_its_token_is_told_so(make_app: Any, clients: list[Client], tmp_path: Path) -> None:
+async def test_a_guest_without_its_token_is_told_so(
+    make_app: Any, clients: list[Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gina (a guest) holds seats at two tables and is gone. Another machine, with no token,
+    cannot be gina: the login is refused (NAME_TAKEN, with a name to take instead). A machine
+    with the token of one seat is gina again: that seat is offered, the other is told to need
+    its token ('resume' says the same), and Enter takes the first back."""
     app = await make_app()
-    [t] = await away_at(app, clients, "gina", None)
-    tokens = SeatTokens("test", "gina", tmp_path / "seats.json")  # another machine: no token
+    t1, t2 = await away_at(app, clients, "gina", None, tables=2)
+    token1 = clients[-1].seats[t1].token
+    stranger = await Client.connect("127.0.0.1", app.port)
+    clients.append(stranger)
+    refused = await cli_main.login(stranger, cli_main.Credentials("gina", None))
+    assert isinstance(refused, ServerError) and refused.code == "NAME_TAKEN" and refused.suggestion
+    assert f"try: shithead --name {shlex.quote(refused.suggestion)}" in capsys.readouterr().err
+    tokens = SeatTokens("test", "gina", tmp_path / "seats.json")
+    tokens.put(t1, token1)  # this machine kept one of the two tokens
     async with Started(app, clients, "gina", None, tokens) as (cli, pipe):
-        m = await until(cli, lambda m: m.error is not None)
-        assert f"Your seat at table {t} can only come back with its token" in m.error
-        pipe.send_text("\r")  # Enter tries, and says the same
+        m = await until(cli, lambda m: any("2 seats are waiting for you" in x for x in feed(m)))
+        assert m.table is None and f"Your seat at table {t2} can only come back with its token" in (m.error or "")
+        pipe.send_text(f"resume {t2}\r")  # says the same
         m = await until(cli, lambda m: sum("only come back with its token" in x for x in feed(m)) == 2)
-        assert m.table is None and app.tables[t].seats[0].session is None  # type: ignore[union-attr]
+        assert m.table is None and app.tables[t2].seats[0].session is None  # type: ignore[union-attr]
+        errors = len([x for x in m.feed if x.kind == "error"])
+        pipe.send_text("\r")  # Enter: the seat whose token is here
+        m = await until(cli, lambda m: m.table is not None or len([x for x in m.feed if x.kind == "error"]) > errors)
+        assert (m.table, m.seat) == (t1, 0) and app.tables[t2].seats[0].session is None  # type: ignore[union-attr]
 
 
 async def test_an_out_of_date_token_gives_way_to_the_name_and_gone_tables_are_forgotten(

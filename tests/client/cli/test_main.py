@@ -55,7 +55,13 @@ class FakeClient:
         self.refusals = refusals
 
     async def login(
-        self, name: str, password: str | None = None, *, guest: bool = False, server_password: str | None = None
+        self,
+        name: str,
+        password: str | None = None,
+        *,
+        guest: bool = False,
+        server_password: str | None = None,
+        seat_token: str | None = None,
     ) -> LoggedIn:
         self.calls.append((name, password, guest, server_password))
         if len(self.calls) <= self.refusals:
@@ -71,7 +77,7 @@ async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
     assert creds == cli_main.Credentials("alice", "hunter2", "lan party")
     fake = FakeClient(password_required=True)
     answer = await cli_main.login(fake, creds)  # type: ignore[arg-type]
-    assert answer is not None and fake.calls == [("alice", "hunter2", False, "lan party")]
+    assert isinstance(answer, LoggedIn) and fake.calls == [("alice", "hunter2", False, "lan party")]
 
 
 async def test_passwords_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,13 +98,15 @@ async def test_guest_with_a_name_asks_nothing(monkeypatch: pytest.MonkeyPatch) -
 
 
 async def test_a_name_the_server_would_refuse_is_refused_before_connecting() -> None:
+    """The name rule of protocol.names (spaces are fine; '<' is not); test_names.py has more."""
     with pytest.raises(ValueError, match="not a name"):
-        await cli_main.ask_credentials(cli_main.parse_args(["--guest", "--name", "no spaces please"]))
+        await cli_main.ask_credentials(cli_main.parse_args(["--guest", "--name", "no <tags> please"]))
 
 
 async def test_a_refused_login_is_one_line_and_not_retried(capsys: pytest.CaptureFixture[str]) -> None:
     fake = FakeClient(refusals=1)
-    assert await cli_main.login(fake, cli_main.Credentials("alice", "wrong")) is None  # type: ignore[arg-type]
+    refused = await cli_main.login(fake, cli_main.Credentials("alice", "wrong"))  # type: ignore[arg-type]
+    assert isinstance(refused, ServerError) and refused.code == "AUTH_FAILED"
     assert len(fake.calls) == 1
     assert capsys.readouterr().err == "shithead: login refused: wrong password\n"
 

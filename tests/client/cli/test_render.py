@@ -286,6 +286,6 @@ def test_the_lobby_at_60_columns_keeps_the_owner_and_the_notes() -> None:
     narrow = plain_lines(render_screen(m, width=60, height=12))
     assert all(len(line) <= 60 for line in narrow)
     row = next(line for line in narrow if line.startswith("   2"))
-    assert row.split()[-2:] == ["alice", "password"] and "Friday nig" in row
+    assert row.split()[-2:] == ["alice", "password"] and "Friday ni… " in row  # cut, and marked so
     wide = plain_lines(render_screen(m, width=80, height=12))
     assert "bots" in wide[1] and "Friday night" in next(line for line in wide if line.startswith("   2"))
