@@ -25,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import ParamSpec, TypeVar
 
 from protocol.errors import ErrorCode
 from protocol.messages import LoggedIn, Login, Logout, Ok
@@ -34,6 +36,7 @@ from protocol.names import name_error, name_key, normalize_name
 from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
 from server.config import ServerConfig
 from server.coordination import TableError
+from server.dispatch import STORAGE_RETRY
 from server.durability import StoreCalls
 from server.hosted import HostedBots
 from server.identity import account_identity, guest_identity, house_identity, is_guest, suggest_name
@@ -43,6 +46,9 @@ from server.store import Store
 from server.throttle import LoginThrottle
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Accounts:
@@ -151,7 +157,7 @@ class Accounts:
                 async with self._reserve(name, identity):
                     salt = new_salt()
                     pw_hash = await self.hasher.hash(msg.password, salt)
-                    if not await self.db(store.create_account, name, salt, pw_hash, bot=msg.bot):
+                    if not await self._write(store.create_account, name, salt, pw_hash, bot=msg.bot):
                         # (another server on the same file, which the store's lock prevents)
                         raise TableError(ErrorCode.AUTH_FAILED, "that name was just registered elsewhere")
                     log.info("registered %s%s", name, " (bot)" if msg.bot else "")
@@ -224,13 +230,26 @@ class Accounts:
 
         async def end() -> Ok:
             if s.login_hash is not None:
-                await self.db(self.store().drop_login, s.login_hash)
+                await self._write(self.store().drop_login, s.login_hash)
                 s.login_hash = None
             # Closed once the ok is written (close() waits for what is held for a commit).
             asyncio.get_running_loop().call_soon(s.close)
             return Ok(id=msg.id)
 
         return Reply(later=end())
+
+    async def _write(self, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``call`` on the writer thread; a database that cannot be written (a full disk) is
+        the client's STORAGE_FAILED (retry later), not an internal error."""
+        try:
+            return await self.db(call, *args, **kwargs)
+        except sqlite3.Error as exc:
+            log.warning("an account write failed: %s", exc)
+            raise TableError(
+                ErrorCode.STORAGE_FAILED,
+                "the server cannot write to its database (disk full?); try again later",
+                retry_after=STORAGE_RETRY,
+            ) from None
 
     async def _suggest(self, name: str) -> str:
         """A free name like ``name`` (nobody holds it, no account has it)."""

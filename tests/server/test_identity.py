@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlite3
+
 import pytest
 
 from server.app import App
@@ -250,3 +252,28 @@ async def test_another_players_seat_token_does_not_lift_the_throttle(app: App, c
         raise AssertionError("the throttle never answered")
     refused = await login(stranger, name="Kim", password="guess", token=eves_seat)
     assert refused["code"] == "LOGIN_THROTTLED"
+
+
+async def test_a_full_disk_refuses_a_first_login_and_a_logout_with_storage_failed(app: App, connect: Any) -> None:
+    """What a login or logout must write and cannot: STORAGE_FAILED with retry_after, never an
+    internal error; a guest still logs in (its login token is then left out)."""
+    store = app.store
+    assert store is not None
+    c = await fresh(app, connect)
+    token = (await login(c, name="Ola", password="pw"))["token"]
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")  # what SQLite says
+
+    store.create_account = full  # type: ignore[method-assign]
+    store.drop_login = full  # type: ignore[method-assign]
+    store.add_login = full  # type: ignore[method-assign]
+    d = await fresh(app, connect)
+    refused = await login(d, name="New", password="pw")
+    assert refused["code"] == "STORAGE_FAILED" and refused["retry_after"] > 0
+    refused = await c.request({"type": "logout"})
+    assert refused["code"] == "STORAGE_FAILED" and refused["retry_after"] > 0
+    guest = await login(d, name="Gus", guest=True)
+    assert guest["type"] == "logged_in" and "token" not in guest
+    e = await fresh(app, connect)
+    assert (await login(e, name="Ola", login_token=token))["type"] == "logged_in"  # the token still works
