@@ -303,19 +303,16 @@ class Client:
         seat_token: str | None = None,
     ) -> LoggedIn:
         """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept to log in
-        again after a reconnect. ``seat_token``, the token of a seat this player holds (kept from
-        an earlier run), goes as ``login.token``: a guest who gives it is the guest who holds that
-        seat, and gets its name back. Raises :class:`ServerError` (``AUTH_FAILED``,
-        ``NAME_TAKEN``...)."""
+        again after a reconnect. ``seat_token`` (``login.token``): a seat's token kept from an
+        earlier run. Raises :class:`ServerError` (``AUTH_FAILED``, ``NAME_TAKEN``...)."""
         creds: dict[str, object] = {
             "name": name,
             "password": password,
             "guest": guest,
             "bot": bot,
             "server_password": server_password,
+            "token": seat_token,
         }
-        if seat_token is not None:
-            creds["token"] = seat_token
         answer = _expect(await self.request(Login, **creds), LoggedIn)
         self._credentials = creds
         self.logged_in = answer
@@ -517,16 +514,7 @@ class Client:
                 pending.seq_at_answer = self.states[pending.table].seq
             if not pending.future.done():
                 if isinstance(msg, Error):
-                    pending.future.set_exception(
-                        ServerError(
-                            msg.code,
-                            msg.message,
-                            reason=msg.reason,
-                            retry_after=msg.retry_after,
-                            request_id=msg.id,
-                            suggestion=msg.suggestion,
-                        )
-                    )
+                    pending.future.set_exception(ServerError.of(msg))
                 else:
                     pending.future.set_result(msg)
             return

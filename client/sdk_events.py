@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple, TypeAlias, TypedDict
 
 from protocol.errors import FATAL
-from protocol.messages import Message
+from protocol.messages import Error, Message
 
 __all__ = [
     "PSEUDO_EVENTS",
@@ -54,6 +54,18 @@ class ServerError(Exception):
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.request_id = code, message, request_id
         self.reason, self.retry_after, self.suggestion = reason, retry_after, suggestion
+
+    @classmethod
+    def of(cls, msg: Error) -> ServerError:
+        """The error a request raises for the server's ``error`` answer ``msg``."""
+        return cls(
+            msg.code,
+            msg.message,
+            reason=msg.reason,
+            retry_after=msg.retry_after,
+            request_id=msg.id,
+            suggestion=msg.suggestion,
+        )
 
     @property
     def fatal(self) -> bool:
