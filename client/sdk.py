@@ -14,8 +14,8 @@ Typical use::
 with that id (``docs/PROTOCOL.md`` §4). An ``error`` answer raises :class:`ServerError`
 (``.code``: the wire code), except ``RATE_LIMITED``, which is first retried after its
 ``retry_after`` up to ``rate_limit_retries`` times (the server did not carry it out, so
-resending is safe). A request the protocol layer refuses before sending (a bad name, a text too
-long) raises :class:`protocol.LocalProtocolError` and sends nothing. A request whose connection
+resending is safe). A request the protocol layer refuses before sending (a text too long, a
+name with a control character) raises :class:`protocol.LocalProtocolError` and sends nothing. A request whose connection
 drops before the answer, or made while disconnected, raises :class:`ConnectionLost`; after
 :meth:`Client.close`, :class:`ClientClosed` (a subclass).
 
@@ -34,26 +34,17 @@ client must read it). :attr:`Client.states` keeps the latest ``State`` and
 :attr:`Client.summaries` the latest summary per table the client is at: :meth:`Client.leave`
 forgets the table (also when the server answers that the client is not there, as at a
 tournament's table, which closes after its one game), so a client that plays for days holds no
-more than the tables it is at. **Connection events**
-(:mod:`client.sdk_events`) tell a UI what happens to the connection:
-
-* :class:`~client.sdk_events.Disconnected` (``reason``, ``code``, ``reconnecting``): the
-  connection dropped (``code``: the fatal error the server sent first, if any).
-* :class:`~client.sdk_events.Reconnected` (``attempt``, ``resumed``, ``watching``, ``lost``):
-  logged in again; ``resumed``: the seats taken back, ``watching``: the tables watched again,
-  ``lost``: those refused. Requests flow again once the resumes are sent, so the snapshot
-  ``state`` of a resumed seat may come, and be acted on, before this event.
-* :class:`~client.sdk_events.Reconnecting` (``attempt``, ``retry_in``, ``gives_up_in``): the
-  client waits ``retry_in`` seconds before its next attempt, and gives up ``gives_up_in``
-  seconds from now (a UI shows it as a countdown).
-* :class:`~client.sdk_events.Closed` (``reason``): the last item; :meth:`Client.messages` then ends.
+more than the tables it is at. **Connection events** (:mod:`client.sdk_events`, which
+describes each) tell a UI what happens to the connection: ``Disconnected``, ``Reconnecting``,
+``Reconnected`` and, last, ``Closed``.
 
 **Reconnecting.** When the connection drops (not by :meth:`Client.close`, not after a fatal
 error saying that this client is broken) and ``reconnect`` is true, the client retries with
 back-off for as long as the server keeps a seat (:mod:`client.reconnect`: ``reconnect_for``
 seconds, by default from ``welcome.limits``; ``reconnect_attempts``, ``backoff_initial``,
-``backoff_max``). Each attempt is ``hello``, ``login`` with the same credentials (and the
-token of a held seat, which the server's failed-login throttle lets through), ``resume`` of
+``backoff_max``). Each attempt is ``hello``, ``login`` with the login token of the first login
+(so a guest comes back as the same guest) and the token of a held seat (which the server's
+failed-login throttle lets through), ``resume`` of
 every seat held (with its token) and ``watch`` of every table watched. A ``going_away`` from
 the server is passed on like any pushed message; reconnecting goes on. A refusal that says "not
 now" (``LOGIN_THROTTLED`` of the login, ``RATE_LIMITED`` or ``STORAGE_FAILED`` of a resume)
@@ -96,6 +87,7 @@ from protocol.messages import (
     ListTables,
     LoggedIn,
     Login,
+    Logout,
     Message,
     Ping,
     Record,
@@ -300,24 +292,36 @@ class Client:
         guest: bool = False,
         bot: bool = False,
         server_password: str | None = None,
+        login_token: str | None = None,
         seat_token: str | None = None,
     ) -> LoggedIn:
-        """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept to log in
-        again after a reconnect. ``seat_token`` (``login.token``): a seat's token kept from an
-        earlier run. Raises :class:`ServerError` (``AUTH_FAILED``, ``NAME_TAKEN``...)."""
+        """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept, with its login
+        token, to log in again after a reconnect. ``seat_token`` (``login.token``): a seat's token
+        kept from an earlier run. Raises :class:`ServerError` (``AUTH_FAILED``, ``NAME_TAKEN``...)."""
         creds: dict[str, object] = {
             "name": name,
             "password": password,
             "guest": guest,
             "bot": bot,
             "server_password": server_password,
+            "login_token": login_token,
             "token": seat_token,
         }
         answer = _expect(await self.request(Login, **creds), LoggedIn)
+        creds["name"] = answer.name  # (as the server keeps it: trimmed, NFC)
+        if answer.token is not None:
+            creds["login_token"] = answer.token
         self._credentials = creds
         self.logged_in = answer
         self._limit_output()  # the larger limit after login
         return answer
+
+    async def logout(self) -> None:
+        """End this login (its login token stops working); the server then closes the
+        connection, and this client does not reconnect. Seats stay held by their tokens."""
+        self._credentials = None
+        await self.request(Logout)
+        await self.close()
 
     async def list_tables(self) -> list[TableSummary]:
         """The summaries of every open table."""

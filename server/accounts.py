@@ -200,16 +200,22 @@ class Accounts:
         seat = self.seat_holder(msg.token) if msg.token is not None else None
         return seat is not None and name_key(seat[1]) == key
 
-    async def _take(self, s: ClientSession, name: str, identity: str, *, guest: bool, bot: bool) -> None:
-        """Log ``s`` in as ``identity`` under ``name`` if nobody else holds the name; in the same
-        step of the event loop as the check, so that no other login takes it meanwhile."""
+    async def _check_free(self, name: str, identity: str) -> None:
+        """Raise NAME_TAKEN (with a free name suggested) if somebody other than ``identity`` holds
+        ``name``; awaits nothing when it is free, so the caller may take it in the same step."""
         holder = self.held_by(name_key(name))
         if holder is not None and holder != identity:
             raise TableError(
                 ErrorCode.NAME_TAKEN,
-                f"somebody else is {name} on this server now; pick another name",
+                f"somebody else is {name} on this server now (names that differ only in case or width are one"
+                " name); pick another name",
                 suggestion=await self._suggest(name),
             )
+
+    async def _take(self, s: ClientSession, name: str, identity: str, *, guest: bool, bot: bool) -> None:
+        """Log ``s`` in as ``identity`` under ``name`` if nobody else holds the name; in the same
+        step of the event loop as the check, so that no other login takes it meanwhile."""
+        await self._check_free(name, identity)
         s.name, s.identity, s.guest, s.bot, s.logged_in = name, identity, guest, bot, True
 
     async def _logged_in(self, s: ClientSession, msg: Login) -> LoggedIn:
@@ -277,14 +283,8 @@ class Accounts:
     async def _reserve(self, name: str, identity: str) -> AsyncIterator[None]:
         """Hold ``name`` for ``identity`` while its account is created (nobody else may take
         it meanwhile); refused with NAME_TAKEN if somebody holds it now."""
+        await self._check_free(name, identity)
         key = name_key(name)
-        holder = self.held_by(key)
-        if holder is not None and holder != identity:
-            raise TableError(
-                ErrorCode.NAME_TAKEN,
-                f"somebody else is {name} on this server now; pick another name",
-                suggestion=await self._suggest(name),
-            )
         self._reserved[key] = identity
         try:
             yield

@@ -89,7 +89,10 @@ async def test_an_invalid_request_is_refused_before_sending(server: App, connect
     """A request that breaks a field spec raises LocalProtocolError and sends nothing."""
     c = await connect(server)
     with pytest.raises(LocalProtocolError):
+        await c.login("a name with a\ncontrol character", guest=True)
+    with pytest.raises(ServerError) as refused:  # the name rule is the server's: BAD_NAME
         await c.login("not a valid name!", guest=True)
+    assert refused.value.code == "BAD_NAME"
     assert (await c.login("valid", guest=True)).name == "valid"
 
 
