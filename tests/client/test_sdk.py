@@ -485,3 +485,28 @@ async def test_bots_on_turn_states_see_every_event_in_a_fraction_of_the_states(s
     for bot in bots:
         assert bot.events == events
         assert bot.choices > 0 and bot.observed < len(watched) / 2
+
+
+async def test_a_guest_owner_without_a_seat_comes_back_as_the_same_guest(server: App, connect: Any) -> None:
+    """The reconnect logs in with the login token: a guest who owns a table but holds no seat
+    is its owner again (a login by name alone would be refused: the table holds the name)."""
+    c = await connect(server, "Gil")
+    table = await c.create_table("t", "classic", 2)
+    assert c.transport is not None
+    c.transport.abort()
+    back = await next_message(c, of_type(Reconnected))
+    assert isinstance(back, Reconnected) and c.logged_in is not None and c.logged_in.name == "Gil"
+    with pytest.raises(ServerError) as empty:
+        await c.start(table)  # the owner's request: past the owner check, the seats are empty
+    assert empty.value.code == "NOT_ENOUGH_PLAYERS"
+    token = back_token(c)
+    await c.logout()
+    other = await connect(server)
+    with pytest.raises(ServerError) as refused:
+        await other.login("Gil", guest=True, login_token=token)
+    assert refused.value.code == "AUTH_FAILED"  # logout ended that token
+
+
+def back_token(c: Client) -> str:
+    assert c.logged_in is not None and c.logged_in.token is not None
+    return c.logged_in.token
