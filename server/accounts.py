@@ -207,8 +207,7 @@ class Accounts:
         if holder is not None and holder != identity:
             raise TableError(
                 ErrorCode.NAME_TAKEN,
-                f"somebody else is {name} on this server now (names that differ only in case or width are one"
-                " name); pick another name",
+                f"somebody else is {name} on this server now; pick another name",
                 suggestion=await self._suggest(name),
             )
 
