@@ -49,7 +49,7 @@ async def dana_owns_a_table(app: App, connect: Any) -> tuple[TestClient, int, st
     return dana, table, answer["token"]
 
 
-@pytest.mark.parametrize("mode", ["msgpack", "json"])
+@pytest.mark.parametrize("mode", ["msgpack", "json", "ws"])
 async def test_an_impostor_guest_cannot_take_the_owners_name(app: App, connect: Any, mode: str) -> None:
     """The defect of item 1: a second guest "Dana" (or a lookalike) is refused at login while
     Dana holds the name, with a free name offered; under that name it is not the owner."""
@@ -97,9 +97,9 @@ async def test_an_account_cannot_register_a_present_guests_name(app: App, connec
 
 
 async def test_two_sessions_never_share_a_name(app: App, connect: Any) -> None:
-    """Eight connections log in as guest "Sam" (and lookalikes) at the same moment: exactly one
+    """Eight connections (TCP and WebSocket) log in as guest "Sam" (and lookalikes) at once: exactly one
     gets the name, every other one is told NAME_TAKEN."""
-    clients = [await fresh(app, connect, "json" if i % 2 else "msgpack") for i in range(8)]
+    clients = [await fresh(app, connect, ("msgpack", "json", "ws")[i % 3]) for i in range(8)]
     names = ["Sam", "sam", "SAM", "Ｓam"] * 2
     ids = [c.send({"type": "login", "name": n, "guest": True}) for c, n in zip(clients, names, strict=True)]
     answers = [await answer_to(c, i) for c, i in zip(clients, ids, strict=True)]
@@ -122,7 +122,7 @@ async def test_two_first_logins_racing_for_one_new_name(app: App, connect: Any) 
 
 
 @pytest.mark.parametrize("name", ["Anna Maria", "Zoë", "Mum's phone", "🦊 Fox", "Ελένη"])
-@pytest.mark.parametrize("mode", ["msgpack", "json"])
+@pytest.mark.parametrize("mode", ["msgpack", "json", "ws"])
 async def test_the_names_people_use_are_taken(app: App, connect: Any, name: str, mode: str) -> None:
     c = await fresh(app, connect, mode)
     answer = await login(c, name=name, guest=True)
