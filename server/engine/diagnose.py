@@ -224,7 +224,7 @@ def _cards(game: GameState, seat: int, action: Action, src: str) -> IllegalActio
     first = RANK[cards[0]]
     if not game.pw.beats[game.eff][first]:
         return _err(IllegalReason.DOES_NOT_BEAT, f"{_a(first)} does not beat the pile: {what_beats(game)}")
-    if kind == PLAY and len(cards) < game.count_floor(first):
+    if len(cards) < game.count_floor(first) and (kind == PLAY or rules.count_runs):
         return _err(IllegalReason.TOO_FEW_CARDS, f"play at least {game.last_len} cards (match_count)")
     if src == FACE_UP and rules.karma_stacking:
         return _err(IllegalReason.STACK_SPLIT, "face-up stacks are played whole")

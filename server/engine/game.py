@@ -346,18 +346,25 @@ class Game(GameState):
             for c in cards[:-1]:
                 self.pile.append(c)
                 self.eff = next_eff(pw, self.eff, RANK[c], len(self.pile) == 1)
-            self._put(s, cards[-1:], len(cards), events, cards[:-1])
+            # S7: a run counts its cards for match_count and pair_skip unless count_runs is off.
+            self._put(s, cards[-1:], len(cards) if self._count_runs else 0, events, cards[:-1])
         else:
             self._put(s, cards, len(cards), events)
 
     def _run_powers(self, s: int, cards: tuple[int, ...], events: list[Event]) -> int:
-        """Powers of cards inside a run (not only the last): each kind counts once per play."""
+        """Powers of the cards inside a run (the last card's acted in :meth:`_put`); returns the
+        steps to the next player. Each kind of power counts once per play, except that under
+        ``reverse_per_card`` every reverse card reverses (S1); a two-card run is a pair for
+        ``pair_skip`` only under ``count_runs`` (S7)."""
         pw = self.pw
-        if any(pw.reverse[RANK[c]] for c in cards[:-1]) and not pw.reverse[RANK[cards[-1]]]:
+        inner = sum(pw.reverse[RANK[c]] for c in cards[:-1])
+        if not self._reverse_each:
+            inner = 1 if inner and not pw.reverse[RANK[cards[-1]]] else 0
+        for _ in range(inner):
             self.direction = -self.direction
             events.append((REVERSED, s, self.direction))
         steps = 2 if any(pw.skip[RANK[c]] for c in cards) else 1
-        return steps + (len(cards) == 2 and self.rules.pair_skip)
+        return steps + (len(cards) == 2 and self._pair_skip and self._count_runs)
 
     def _put(
         self, s: int, cards: tuple[int, ...], count: int, events: list[Event], inner: tuple[int, ...] = ()
@@ -366,15 +373,16 @@ class Game(GameState):
 
         In order: the effective top and the powers (C7, C8, glass, lower, reverse, skip), a
         burn (C8/C9), the refill (C10, before the extra turn of a burn), going out (C16), and
-        the next player (the same one after a burn). ``count`` is the size of the whole play;
-        ``inner`` holds the earlier cards of a run, already on the pile. This is the hot path
-        of every play, kept in one method on purpose.
+        the next player (the same one after a burn). ``count`` is the size of the whole play as
+        ``match_count`` and ``pair_skip`` count it (0 for a run under ``count_runs: false``);
+        a play of glass cards leaves the count of the play below (S6). ``inner`` holds the
+        earlier cards of a run, already on the pile. This is the hot path of every play, kept
+        in one method on purpose.
         """
         pw = self.pw
         pile = self.pile
         r = RANK[cards[0]]
         k = len(cards)
-        self.last_len = count
         self.last_player = s
         bc = self._bc
         steps = 1
@@ -382,6 +390,7 @@ class Game(GameState):
             # The short path: an ordinary rank can only burn by completing a run (C9).
             pile.extend(cards)
             self.eff = r
+            self.last_len = count
             if bc and (
                 k >= bc
                 or (
@@ -395,6 +404,8 @@ class Game(GameState):
             elif count == 2 and self._pair_skip:
                 steps = 2
         else:
+            if inner or not pw.glass[r]:
+                self.last_len = count  # (glass is transparent to match_count, S6)
             was_empty = not pile
             pile.extend(cards)
             if pw.glass[r]:
@@ -409,8 +420,9 @@ class Game(GameState):
                 steps = 0
             else:
                 if pw.reverse[r]:
-                    self.direction = -self.direction
-                    events.append((REVERSED, s, self.direction))
+                    for _ in range(k if self._reverse_each else 1):  # (S1)
+                        self.direction = -self.direction
+                        events.append((REVERSED, s, self.direction))
                 if pw.skip[r]:
                     steps += 1
                 if count == 2 and self._pair_skip:

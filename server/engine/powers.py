@@ -47,7 +47,9 @@ class Powers:
     plain: tuple[bool, ...]
     """Ranks with none of glass, reset, burn, reverse, skip: the short path of a play."""
     free_count: tuple[bool, ...]
-    """Ranks exempt from ``match_count`` (RULES.md: "a 2 or a 10 still goes on anything")."""
+    """Ranks exempt from ``match_count`` (RULES.md: "a 2 or a 10 still goes on anything"; S6):
+    every rank playable on anything (reset, glass, ``anywhere``, the 10 under ``ten_anywhere``)
+    and every burning rank (a 10 under ``ten_anywhere: false`` still burns)."""
     beats: tuple[tuple[bool, ...], ...]
     run_starts: tuple[int, ...]
     """``run_starts[top]``: the cards a suit run may begin with on that top, as a bit set
@@ -126,7 +128,7 @@ def compile_powers(rules: Rules, seats: int) -> Powers:
         plain=plain,
         lower=lower,
         allows=allows,
-        free_count=tuple(reset[r] or burn[r] for r in range(_N)),
+        free_count=tuple(anywhere[r] or burn[r] for r in range(_N)),
         beats=tuple(beats_rows),
         run_starts=tuple(
             card_bits(c for c in range(CARD_LIMIT) if RANK[c] < ACE and row[RANK[c]]) for row in beats_rows

@@ -62,7 +62,15 @@ class Rules:
     match_count: bool = False
     pair_skip: bool = False
     suit_runs: bool = False
+    count_runs: bool = True
+    """Whether a suit run counts its cards for ``match_count`` and ``pair_skip`` (a two-card
+    run skips; a run must meet the count and sets it). ``False``: those rules concern only
+    cards of one rank, so a run meets no count, sets none and is no pair. RULES.md, "Where the
+    sources are silent" S7."""
     stock_gamble: bool = False
+    reverse_per_card: bool = False
+    """Whether a play of several reverse cards reverses the direction once per card (two
+    cancel out) instead of once per play. RULES.md, "Where the sources are silent" S1."""
     powers: tuple[tuple[str, tuple[str, ...]], ...] = (("2", ("reset",)), ("T", ("burn",)))
     lower_allows: tuple[tuple[str, str], ...] = ()
     glass_on_empty: str = "any"
@@ -127,7 +135,9 @@ _BOOLS = (
     "match_count",
     "pair_skip",
     "suit_runs",
+    "count_runs",
     "stock_gamble",
+    "reverse_per_card",
     "flush_player",
 )
 _INTS: dict[str, tuple[int, int]] = {

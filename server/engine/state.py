@@ -21,8 +21,9 @@ The pile
 --------
 ``eff`` is the rank that decides what may be played next: the first non-glass card from the
 top, or 0 when anything goes (empty pile, a reset card, only glass cards without a value of
-their own). ``last_len`` is the size of the last play (``match_count``) and ``last_player``
-who made it (``after_pickup: previous``).
+their own). ``last_len`` is the size of the last play that counts for ``match_count`` (a
+glass play is transparent to it, a run under ``count_runs: false`` leaves 0) and
+``last_player`` who made it (``after_pickup: previous``).
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ class GameState:
         self._voluntary = rules.voluntary_pickup
         self._max_actions = rules.max_actions
         self._pair_skip = rules.pair_skip
+        self._count_runs = rules.count_runs
+        self._reverse_each = rules.reverse_per_card
         self._after_previous = rules.after_pickup == "previous"
         # No option that changes which hand plays are legal beyond "beats the pile" (suit runs
         # only add to them, which the hot path of legal_actions does itself).
@@ -301,7 +304,9 @@ class GameState:
         return [(FLIP, i) for i, c in enumerate(self.face_down[s]) if c is not None]
 
     def count_floor(self, r: int) -> int:
-        """The fewest cards of rank ``r`` a play may hold under ``match_count``."""
+        """The fewest cards of rank ``r`` a play may hold under ``match_count``: the count of the
+        last play that set one, unless ``r`` is exempt (a card that burns or is playable on
+        anything: RULES.md S6). A face-down or stock card is one card and meets only 1."""
         if self._match and self.last_len > 1 and not self.pw.free_count[r]:
             return self.last_len
         return 1
@@ -363,7 +368,7 @@ class GameState:
         # only complete a burn (C9) on a pile whose top is of its rank or glass.
         top = rank[pile[-1]] if pile else -1
         through = top >= 0 and glass[top]
-        match = self._match
+        match = self._match and self._count_runs  # (count_runs: false: no count for runs, S7)
         floor = max(min_len, 2)
         while starts:  # by first card, lowest bit first: the order of view.legal
             low = starts & -starts

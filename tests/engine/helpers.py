@@ -1,4 +1,4 @@
-"""Shared helpers for engine tests: deal chosen cards, skip the setup, act by text."""
+"""Shared helpers for engine tests: deal chosen cards, skip the setup, reach the endgame, act by text."""
 
 from __future__ import annotations
 
@@ -85,3 +85,46 @@ def refused(game: Game, text: str, seat: int | None = None) -> IllegalReason:
     assert game.version == version
     assert [view_for(game, x) for x in range(game.n)] == views
     return exc.value.code
+
+
+def table(
+    options: dict[str, Any] | None = None,
+    *,
+    preset: str = "classic",
+    seats: int = 2,
+    hands: dict[int, str] | None = None,
+    up: dict[int, str] | None = None,
+    down: dict[int, str] | None = None,
+    stock: str = "",
+) -> Game:
+    """A started game (setup done) dealing the given cards, written as text."""
+
+    def conv(spec: dict[int, str] | None) -> dict[int, list[int]]:
+        return {s: cards(t) for s, t in (spec or {}).items()}
+
+    return start(preset, seats, options, hands=conv(hands), face_up=conv(up), face_down=conv(down), stock=cards(stock))
+
+
+def strip(
+    game: Game, seat: int | None = None, *, hand: bool = False, face_up: bool = False, stock: bool = False
+) -> None:
+    """Test set-up shortcut to reach an endgame position (C13/C14) without dozens of real moves:
+    move ``seat``'s hand and/or face-up cards, and/or the whole stock, onto the burned cards.
+    Every card stays in the game (checked); ``version`` is bumped so the legal cache is dropped."""
+    before = all_cards(game)
+    if hand:
+        assert seat is not None
+        for grp in list(game.groups[seat].values()):
+            game._remove(seat, grp)
+            game.burned.extend(grp)
+    if face_up:
+        assert seat is not None
+        for st in game.face_up[seat]:
+            game.burned.extend(st)
+            st.clear()
+    if stock:
+        game.burned.extend(game.stock)
+        game.stock.clear()
+    game.version += 1
+    assert all_cards(game) == before
+    assert len(before) == game.rules.deck_size()

@@ -21,53 +21,7 @@ from server.engine import (
 )
 from server.engine.cards import JOKER
 
-from .helpers import act, all_cards, cards, deal, kinds, legal_texts, names, refused, start
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def table(
-    options: dict[str, Any] | None = None,
-    *,
-    preset: str = "classic",
-    seats: int = 2,
-    hands: dict[int, str] | None = None,
-    up: dict[int, str] | None = None,
-    down: dict[int, str] | None = None,
-    stock: str = "",
-) -> Game:
-    """A started game (setup done) dealing the given cards, written as text."""
-
-    def conv(spec: dict[int, str] | None) -> dict[int, list[int]]:
-        return {s: cards(t) for s, t in (spec or {}).items()}
-
-    return start(preset, seats, options, hands=conv(hands), face_up=conv(up), face_down=conv(down), stock=cards(stock))
-
-
-def strip(
-    game: Game, seat: int | None = None, *, hand: bool = False, face_up: bool = False, stock: bool = False
-) -> None:
-    """Test set-up shortcut to reach an endgame position (C13/C14) without dozens of real moves:
-    move ``seat``'s hand and/or face-up cards, and/or the whole stock, onto the burned cards.
-    Every card stays in the game (checked); ``version`` is bumped so the legal cache is dropped."""
-    before = all_cards(game)
-    if hand:
-        assert seat is not None
-        for grp in list(game.groups[seat].values()):
-            game._remove(seat, grp)
-            game.burned.extend(grp)
-    if face_up:
-        assert seat is not None
-        for st in game.face_up[seat]:
-            game.burned.extend(st)
-            st.clear()
-    if stock:
-        game.burned.extend(game.stock)
-        game.stock.clear()
-    game.version += 1
-    assert all_cards(game) == before
-    assert len(before) == game.rules.deck_size()
-
+from .helpers import act, all_cards, cards, deal, kinds, legal_texts, names, refused, start, strip, table
 
 # ----------------------------------------------------------------------------- decks, jokers
 

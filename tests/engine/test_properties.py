@@ -778,3 +778,33 @@ def test_legal_actions_come_in_the_documented_order(preset: str) -> None:
             if READY in kinds:
                 assert kinds[0] == READY, (preset, legal)
             game.apply(seat, rng.choice(legal))
+
+
+# The options of RULES.md "Where the sources are silent", each with what makes it matter: a
+# rank with the reverse power in every preset (reverse_per_card), runs with both counting rules
+# (count_runs).
+SILENT_OPTIONS: list[tuple[str, bool, dict[str, Any]]] = [
+    ("reverse_per_card", value, {"powers": {"9": ["reverse"]}}) for value in (False, True)
+] + [("count_runs", value, {"suit_runs": True, "match_count": True, "pair_skip": True}) for value in (True, False)]
+
+
+@pytest.mark.parametrize(("option", "value", "context"), SILENT_OPTIONS, ids=[f"{o}={v}" for o, v, _ in SILENT_OPTIONS])
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 9))
+def test_silent_options_keep_the_cards_and_end(
+    preset: str, option: str, value: bool, context: dict[str, Any], seed: int, seats: int
+) -> None:
+    """Random play under every preset and every value of the options of RULES.md "Where the
+    sources are silent" keeps every card after every action and reaches the end (C17 or C18)."""
+    rules = make_rules(preset, {**context, option: value})
+    n = min(max(seats, rules.min_players), rules.max_players)
+    game = Game.new(rules, n, seed=seed)
+    rng = random.Random(seed)
+    check_conservation(game, "deal")
+    while not game.is_over():
+        assert len(game.history) < rules.max_actions
+        seat = acting_seat(game, rng)
+        game.apply(seat, random_policy(game, seat, rng))
+        check_conservation(game, f"{preset} {option}={value}, action {len(game.history)}")
+    check_outcome(game)

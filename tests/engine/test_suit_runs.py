@@ -4,8 +4,8 @@ The engine finds runs incrementally over a bit set of the hand (``GameState._run
 this test finds them the slow way, straight from docs/RULES.md, at every position of random
 games under rule sets that reach each path of that code: jokers and glass (``guarducci``), two
 decks (copies of a card), burns by count and by four of a kind, ``draw_before_play`` (runs
-with a minimum length after a draw), ``match_count``, an announced opening card, and runs
-from the face-up cards.
+with a minimum length after a draw), ``match_count`` with and without ``count_runs``, an
+announced opening card, and runs from the face-up cards.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ RULE_SETS: list[tuple[str, dict[str, Any], int]] = [
     ("wikibooks", {"suit_runs": True}, 3),
     ("linz", {"suit_runs": True}, 3),
     ("encyclopedia", {"suit_runs": True}, 3),
+    ("encyclopedia", {"suit_runs": True, "count_runs": False, "pair_skip": True}, 3),
 ]
 
 
@@ -49,7 +50,8 @@ def reference_runs(game: Game, seat: int) -> list[tuple[int, ...]]:
         run = [first]
         while run[-1] + NEXT_RANK in held and RANK[run[-1] + NEXT_RANK] <= ACE:
             run.append(run[-1] + NEXT_RANK)
-            if len(run) < max(min_len, game.count_floor(RANK[first])):
+            floor = game.count_floor(RANK[first]) if game.rules.count_runs else 1
+            if len(run) < max(min_len, floor):
                 continue
             if game.forced >= 0 and game.forced not in run:
                 continue
