@@ -42,7 +42,7 @@ CHROMIUM_FLAGS = (
 )
 
 
-Browser = Callable[..., webdriver.Chrome]  # the browser fixture: browser(width, height, *, mobile=False)
+Browser = Callable[..., webdriver.Chrome]  # the browser fixture: browser(width, height, *, mobile=False, scale=1)
 
 
 def _require_browser() -> None:
@@ -55,16 +55,18 @@ def _require_browser() -> None:
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    """``driver = browser(width, height, mobile=False)``: a headless chromium, viewport width x height.
+    """``driver = browser(width, height, mobile=False, scale=1)``: a headless chromium, viewport
+    width x height CSS pixels, ``scale`` device pixels each.
 
     ``mobile=True`` also emulates a phone: device metrics with the mobile flag (the page's
-    viewport meta applies) and touch events.
+    viewport meta applies) and touch events. Browser zoom is a smaller viewport at a larger
+    scale: a 360x640 phone at 200 % is ``browser(180, 320, mobile=True, scale=2)``.
     """
     _require_browser()
     drivers: list[webdriver.Chrome] = []
     profiles: list[str] = []
 
-    def make(width: int, height: int, *, mobile: bool = False) -> webdriver.Chrome:
+    def make(width: int, height: int, *, mobile: bool = False, scale: float = 1) -> webdriver.Chrome:
         profile = tempfile.mkdtemp(prefix="shithead-chromium-")
         profiles.append(profile)
         options = Options()
@@ -81,7 +83,7 @@ def browser() -> Iterator[Browser]:
         # exactly width x height, for a desktop too.
         driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
         if mobile:
             driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})

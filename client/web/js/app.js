@@ -9,14 +9,21 @@
 // without a tap. A token the server refuses (it ended with a logout) brings the name screen
 // back. "Log out" ends the token on the server and forgets the profile and the seat tokens here
 // (the seats stay held on the server, for a device that still holds them). sessionStorage keeps
-// each table's history and chat for this tab. The page shows only what the server sent this seat.
+// each table's feed and chat for this tab. The page shows only what the server sent this seat.
+//
+// The screens are built by lobby.js and table.js from the data kept here; every message draws
+// the screen again, keeping the focus, what is typed and which panels are open.
 
-import { ACTION_LABELS, eventText, parseAction, short, shortList } from "./cards.js";
+import { FEED_LINES, addToFeed } from "./feed.js";
+import { inviteEl, invitedTable } from "./invite.js";
+import { lobbyScreen } from "./lobby.js";
 import { Link, Refused, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { NAME_RULE, checkName } from "./names.js";
-import { backEl, cardEl, clockEl, clocksOf, h, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
+import { refusalText } from "./reasons.js";
+import { tableScreen } from "./table.js";
+import { h, pauseClocks, startClocks } from "./ui.js";
 
-const HISTORY = 80; // lines kept per table
+const CHAT_LINES = 80; // chat lines kept per table
 const store = {
   get(key, fallback) {
     try {
@@ -36,13 +43,14 @@ const app = {
   catalog: { presets: ["classic"], bots: ["greedy"], join: location.origin + "/" },
   screen: "name",
   tables: [], // lobby list
-  at: new Map(), // table id -> {summary, state, receivedAt, seat, history, chat, over, selected, refusal, watching}
+  at: new Map(), // table id -> {summary, state, receivedAt, seat, feed, chat, chatSeen, over, selected, refusal, watching}
   current: store.get("current", null), // the table on screen
   notice: "", // why the name screen is back (a refused login)
   suggestion: null, // a free name the server offered (NAME_TAKEN)
   typed: null, // the name last typed on the name screen (shown again after a refusal)
   confirmingLogout: false,
   lobbyTimer: null,
+  invited: invitedTable(location), // a table whose invitation link opened this page
 };
 
 const root = () => document.getElementById("screen");
@@ -51,6 +59,7 @@ const root = () => document.getElementById("screen");
 
 async function main() {
   document.body.classList.toggle("four-colour", store.get("fourColour", false));
+  document.getElementById("colours").setAttribute("aria-pressed", String(store.get("fourColour", false)));
   startClocks();
   app.catalog = (await loadCatalog()) ?? app.catalog; // or the defaults above
   app.link = new Link(serverUrl(), {
@@ -101,6 +110,7 @@ function status(text) {
   const el = document.getElementById("status");
   el.textContent = text;
   el.hidden = !text;
+  pauseClocks(Boolean(text) && app.me !== null); // offline: the clocks stop until the server's next state
 }
 
 function toast(text) {
@@ -115,15 +125,16 @@ function table(id) {
   let t = app.at.get(id);
   if (!t) {
     // History and chat survive a reload of this tab (sessionStorage): the server does not resend them.
-    const kept = JSON.parse(sessionStorage.getItem(`shithead.log.${id}`) ?? "null") ?? { history: [], chat: [] };
-    t = { summary: null, state: null, receivedAt: 0, seat: null, ...kept, over: null, selected: [], refusal: "", watching: false };
+    const kept = JSON.parse(sessionStorage.getItem(`shithead.log.${id}`) ?? "null") ?? {};
+    t = { summary: null, state: null, receivedAt: 0, seat: null, feed: [], chat: [], chatSeen: 0, lastActed: 0, ...kept, over: null, selected: [], refusal: "", watching: false };
     app.at.set(id, t);
   }
   return t;
 }
 
 function keepLog(id, t) {
-  sessionStorage.setItem(`shithead.log.${id}`, JSON.stringify({ history: t.history, chat: t.chat }));
+  const { feed, chat, chatSeen, lastActed } = t;
+  sessionStorage.setItem(`shithead.log.${id}`, JSON.stringify({ feed, chat, chatSeen, lastActed }));
 }
 
 /** Logged in (first time or after a reconnect): take back every seat this browser holds. */
@@ -151,6 +162,7 @@ async function loggedInAgain(loggedIn) {
   }
   if (app.current !== null && !app.at.has(app.current)) setCurrent(null);
   show(app.current !== null ? "table" : "lobby");
+  if (app.invited !== null) await followInvitation();
 }
 
 function keepSeat(id, token) {
@@ -176,31 +188,42 @@ function pushed(msg) {
       const t = table(msg.table);
       const name = (seat) => msg.view.players[seat]?.name ?? `seat ${seat}`;
       if (t.state && t.state.game !== msg.game) t.over = null;
+      const wasActing = Boolean(t.state?.view.legal.length);
       t.state = msg;
       t.receivedAt = performance.now();
       t.seat = msg.view.seat;
-      for (const e of msg.events) t.history.push(eventText(e, name));
-      t.history.splice(0, Math.max(0, t.history.length - HISTORY));
+      t.feed = addToFeed(t.feed, msg.events, name, t.seat);
+      t.lastActed = t.feed.findLast((line) => line.you)?.n ?? t.lastActed; // what came after is new to the player
+      if (msg.view.legal.length && !wasActing && msg.view.phase !== "setup") announce("Your turn");
+      awayFromSummary(t);
       const hand = new Set(msg.view.hand ?? []);
       const up = new Set((msg.view.players[t.seat]?.face_up ?? []).flat());
       t.selected = t.selected.filter((s) => (s.from === "hand" ? hand : up).has(s.card));
       break;
     }
-    case "table_update":
-      table(msg.table).summary = msg.summary;
+    case "table_update": {
+      const t = table(msg.table);
+      t.summary = msg.summary;
+      awayFromSummary(t);
       break;
+    }
     case "game_over":
       table(msg.table).over = msg;
       break;
     case "chat_message": {
       const t = table(msg.table);
       t.chat.push(`${msg.name}: ${msg.text}`);
-      t.chat.splice(0, Math.max(0, t.chat.length - HISTORY));
+      if (t.chatOpen && app.current === msg.table) t.chatSeen = t.chat.length;
+      const cut = Math.max(0, t.chat.length - CHAT_LINES);
+      t.chat.splice(0, cut);
+      t.chatSeen = Math.max(0, t.chatSeen - cut);
       break;
     }
     case "presence": {
       const words = { dropped: "lost the connection", returned: "is back", replaced: `is played by ${msg.bot ?? "a bot"}` };
-      table(msg.table).history.push(`${msg.name} ${words[msg.event] ?? msg.event}`);
+      const t = table(msg.table);
+      const n = (t.feed.at(-1)?.n ?? 0) + 1;
+      t.feed = [...t.feed, { seat: null, you: false, kind: "presence", text: `${msg.name} ${words[msg.event] ?? msg.event}`, n }].slice(-FEED_LINES);
       break;
     }
     case "going_away":
@@ -211,18 +234,38 @@ function pushed(msg) {
         // Another tab or device resumed the seat with the same token: it plays there now.
         // The token stays (both tabs share it): "Back to my seat" takes the seat back here.
         app.at.delete(msg.table);
-        toast("Your seat is now played from another tab or device");
+        toast("Your seat is now played from another tab or device.");
         if (app.current === msg.table) setCurrent(null);
         show("lobby");
         return;
       }
-      toast(msg.message);
+      toast(refusalText(msg));
       break;
     default:
       break;
   }
   if (["state", "chat_message", "presence"].includes(msg.type)) keepLog(msg.table, table(msg.table));
   if (app.screen === "table" && "table" in msg && msg.table === app.current) render();
+}
+
+/** Who is away, from the newest summary: a seat's away mark follows its player's connection
+ * (after a restart every seat is away until its player is back, and the summary says so
+ * before the next state does). */
+function awayFromSummary(t) {
+  const seats = t.summary?.seats;
+  if (!seats || !t.state) return;
+  for (const p of t.state.view.players) {
+    const seat = seats[p.seat];
+    if (seat && seat.name === p.name) p.away = seat.away;
+  }
+}
+
+/** Say `text` to a screen reader (a polite live region outside the screen that is redrawn). */
+function announce(text) {
+  const el = document.getElementById("announce");
+  if (!el) return;
+  el.textContent = "";
+  requestAnimationFrame(() => (el.textContent = text));
 }
 
 // ------------------------------------------------------------------ screens
@@ -244,7 +287,7 @@ function render() {
   const keep = new Map();
   for (const x of el.querySelectorAll("input[id], select[id], details[id]")) keep.set(x.id, x.tagName === "DETAILS" ? x.open : x.value);
   const focused = document.activeElement?.id;
-  el.replaceChildren(app.screen === "name" ? nameScreen() : app.screen === "lobby" ? lobbyScreen() : tableScreen());
+  el.replaceChildren(app.screen === "name" ? nameScreen() : app.screen === "lobby" ? lobbyScreen(lobbyCtx()) : currentTable());
   for (const [id, value] of keep) {
     const x = document.getElementById(id);
     if (!x) continue;
@@ -255,6 +298,56 @@ function render() {
   if (app.confirmingLogout) el.prepend(logoutQuestion());
   document.getElementById("who").textContent = app.me ? app.me.name : "";
   document.getElementById("logout").hidden = !app.me;
+  document.body.classList.toggle("at-table", app.screen === "table");
+  document.body.classList.toggle("in-game", Boolean(el.querySelector(".table-screen.playing")));
+}
+
+function currentTable() {
+  return tableScreen(tableCtx(), app.current, table(app.current));
+}
+
+function lobbyCtx() {
+  return {
+    me: app.me,
+    tables: app.tables,
+    catalog: app.catalog,
+    mySeats: store.get("seats", {}),
+    join,
+    takeBack,
+    watch,
+    askLogout,
+    create: async (request) => {
+      try {
+        const made = await app.link.request({ type: "create_table", ...request });
+        await join(made.table);
+      } catch (err) {
+        throw new Error(err.error ? refusalText(err.error) : err.message);
+      }
+    },
+  };
+}
+
+function tableCtx() {
+  return {
+    me: app.me,
+    catalog: app.catalog,
+    render,
+    request: (msg) => app.link.request(msg),
+    toast,
+    lobby: () => show("lobby"),
+    leave,
+    fourColour: document.body.classList.contains("four-colour"),
+    toggleColours,
+    openChat: (id) => {
+      const t = table(id);
+      t.chatOpen = !t.chatOpen;
+      t.chatSeen = t.chat.length;
+      keepLog(id, t);
+      render();
+      if (t.chatOpen) document.getElementById("chat-text")?.focus();
+    },
+    invite: (id) => inviteEl(app.catalog.join, id),
+  };
 }
 
 async function refreshTables() {
@@ -313,97 +406,6 @@ function nameScreen() {
     h("label", { for: "password" }, "Password (optional)"),
     password,
     h("button", { type: "submit", class: "primary", id: "enter" }, "Enter"),
-  );
-}
-
-function lobbyScreen() {
-  if (!app.me) return h("section", { class: "panel" }, h("p", { class: "quiet", id: "connecting" }, "Connecting to the server…"));
-  const mine = store.get("seats", {});
-  const rows = app.tables.map((t) => {
-    const seated = t.seats.filter(Boolean).length;
-    const mineHere = String(t.table) in mine;
-    return h(
-      "li",
-      { class: "table-row", dataset: { table: String(t.table) } },
-      h("div", { class: "what" }, h("strong", {}, t.name), h("span", {}, ` ${t.preset} · ${seated}/${t.seats.length} seated · ${t.status}${t.password ? " · password" : ""}`)),
-      h(
-        "div",
-        { class: "row-actions" },
-        mineHere
-          ? h("button", { class: "primary", onclick: () => takeBack(t.table) }, "Back to my seat")
-          : t.free > 0 && t.status === "waiting"
-            ? h("button", { class: "primary", onclick: () => join(t.table) }, "Join")
-            : null,
-        h("button", { onclick: () => watch(t.table) }, "Watch"),
-      ),
-    );
-  });
-  const presets = h("select", { id: "preset", name: "preset" }, app.catalog.presets.map((p) => h("option", { value: p }, p)));
-  const seats = h("select", { id: "seats", name: "seats" }, [2, 3, 4, 5, 6].map((n) => h("option", { value: String(n), selected: n === 4 }, `${n} seats`)));
-  const tname = h("input", { id: "table-name", maxlength: "40", value: `${app.me?.name ?? store.get("profile", null)?.name ?? "My"}'s table` });
-  const clock = h("select", { id: "clock" }, [15, 30, 60, 120, 600].map((s) => h("option", { value: String(s), selected: s === 60 }, `${s} s a move`)));
-  const options = h("input", { id: "options", placeholder: 'Options, e.g. {"burn_count": 0}' });
-  const refusal = h("p", { class: "refusal", role: "alert" });
-  const create = async (event) => {
-    event.preventDefault();
-    let opts;
-    try {
-      opts = options.value.trim() ? JSON.parse(options.value) : undefined;
-    } catch {
-      refusal.textContent = "The options must be JSON, like {\"burn_count\": 0}";
-      return;
-    }
-    try {
-      const made = await app.link.request({
-        type: "create_table",
-        name: tname.value.trim() || "table",
-        preset: presets.value,
-        seats: Number(seats.value),
-        action_seconds: Number(clock.value),
-        ...(opts ? { options: opts } : {}),
-      });
-      await join(made.table);
-    } catch (err) {
-      refusal.textContent = err.message;
-    }
-  };
-  return h(
-    "div",
-    { class: "lobby" },
-    h(
-      "section",
-      { class: "panel" },
-      h("h2", {}, "Tables"),
-      rows.length ? h("ul", { class: "tables" }, rows) : h("p", { class: "quiet" }, "No table yet: open one below."),
-    ),
-    h(
-      "form",
-      { class: "panel create", onsubmit: create },
-      h("h2", {}, "New table"),
-      h("label", { for: "table-name" }, "Name"),
-      tname,
-      h("div", { class: "pair" }, presets, seats),
-      clock,
-      options,
-      refusal,
-      h("button", { type: "submit", class: "primary", id: "create" }, "Open the table"),
-    ),
-    h(
-      "section",
-      { class: "panel join-code" },
-      h("h2", {}, "Next guest"),
-      h("img", { src: "join.svg", alt: `QR code of ${app.catalog.join}`, width: "160", height: "160" }),
-      h("p", {}, "Scan, or open ", h("a", { href: app.catalog.join }, app.catalog.join)),
-    ),
-    h(
-      "p",
-      { class: "quiet" },
-      "Logged in as ",
-      h("strong", { id: "me" }, app.me?.name ?? "…"),
-      app.me?.guest ? " (guest)" : "",
-      " · ",
-      h("button", { class: "link", onclick: askLogout }, "change name"),
-    ),
   );
 }
 
@@ -473,7 +475,28 @@ async function join(id) {
     table(joined.table).seat = joined.seat;
     openTable(joined.table);
   } catch (err) {
-    toast(err.message);
+    toast(err.error ? refusalText(err.error) : err.message);
+  }
+}
+
+/** The page was opened by a table's invitation link: sit down there if a seat is free, else
+ * watch it; a seat this browser holds there is simply opened. */
+async function followInvitation() {
+  const id = app.invited;
+  app.invited = null;
+  history.replaceState(null, "", location.pathname);
+  if (String(id) in store.get("seats", {}) || (app.at.has(id) && app.at.get(id).watching)) {
+    openTable(id);
+    return;
+  }
+  try {
+    const joined = await app.link.request({ type: "join", table: id });
+    keepSeat(joined.table, joined.token);
+    table(joined.table).seat = joined.seat;
+    openTable(joined.table);
+  } catch (err) {
+    if (err instanceof Refused && ["TABLE_FULL", "ALREADY_STARTED"].includes(err.code)) await watch(id);
+    else toast(err.error ? refusalText(err.error) : err.message);
   }
 }
 
@@ -485,7 +508,7 @@ async function takeBack(id) {
       table(joined.table).seat = joined.seat;
     } catch (err) {
       if (err instanceof Refused && ["BAD_TOKEN", "UNKNOWN_TABLE"].includes(err.code)) forgetSeat(id);
-      toast(err.message);
+      toast(err.error ? refusalText(err.error) : err.message);
       return;
     }
   }
@@ -499,7 +522,7 @@ async function watch(id) {
     store.set("watching", id);
     openTable(id);
   } catch (err) {
-    toast(err.message);
+    toast(err.error ? refusalText(err.error) : err.message);
   }
 }
 
@@ -513,7 +536,7 @@ async function leave(id) {
     await app.link.request({ type: "leave", table: id });
   } catch (err) {
     if (!(err instanceof Refused && err.code === "NOT_AT_TABLE")) {
-      toast(err.message); // e.g. a seat cannot be given up while its game runs
+      toast(err.error ? refusalText(err.error) : err.message); // e.g. a seat cannot be given up while its game runs
       return;
     }
   }
@@ -524,262 +547,44 @@ async function leave(id) {
   show("lobby");
 }
 
-// ------------------------------------------------------------------ the table
-
-function tableScreen() {
-  const id = app.current;
-  const t = table(id);
-  const s = t.summary;
-  const st = t.state;
-  const owner = s && app.me && s.owner === app.me.name;
-  const playing = st && st.view.phase !== "over";
-  const top = h(
-    "header",
-    { class: "table-head" },
-    h("button", { class: "link", onclick: () => show("lobby") }, "‹ Lobby"),
-    h("strong", {}, s ? s.name : `Table ${id}`),
-    t.watching ? h("span", { class: "quiet" }, "watching") : null,
-    h("button", { class: "link", onclick: () => leave(id) }, t.watching ? "Stop watching" : "Leave"),
-  );
-  if (!playing) return h("div", { class: "table-screen" }, top, waitingRoom(id, t, owner));
-  return h("div", { class: "table-screen" }, top, gameView(id, t), h("details", { class: "panel log", id: "log" }, h("summary", {}, "History and chat"), historyEl(t), chatEl(id, t)));
-}
-
-/** Before a game and between games: seats, bots, start, the last result. */
-function waitingRoom(id, t, owner) {
-  const s = t.summary;
-  const seats = (s?.seats ?? []).map((seat, i) =>
-    h(
-      "li",
-      { dataset: { seat: String(i) } },
-      seat ? `${seat.name}${seat.bot ? " (bot)" : ""}${seat.away ? " (away)" : ""}${i === t.seat ? " (you)" : ""}` : h("span", { class: "quiet" }, "free seat"),
-      !seat && owner ? botPicker(id, i) : null,
-    ),
-  );
-  const seated = (s?.seats ?? []).filter(Boolean).length;
-  return h(
-    "div",
-    { class: "waiting" },
-    t.over ? gameOverEl(t) : null,
-    h("section", { class: "panel" }, h("h2", {}, s ? `${s.preset}, ${s.seats.length} seats` : "Table"), h("ol", { class: "seats" }, seats)),
-    owner
-      ? h(
-          "button",
-          { class: "primary", id: "start", disabled: seated < 2, onclick: () => act0({ type: "start", table: id }) },
-          t.over ? "Deal the next game" : "Start the game",
-        )
-      : h("p", { class: "quiet" }, t.over ? "Waiting for the owner to deal the next game" : "Waiting for the owner to start"),
-    h("details", { class: "panel log", id: "log" }, h("summary", {}, "History and chat"), historyEl(t), chatEl(id, t)),
-  );
-}
-
-function botPicker(id, seat) {
-  // (an id, so that the choice survives the page being drawn again before the tap on "Add bot")
-  const kind = h("select", { "aria-label": "bot", class: "bot-kind", id: `bot-kind-${seat}` }, app.catalog.bots.map((b) => h("option", { value: b }, b)));
-  return h("span", { class: "add-bot" }, kind, h("button", { onclick: () => act0({ type: "add_bot", table: id, bot: kind.value, seat }) }, "Add bot"));
-}
-
-async function act0(msg) {
-  try {
-    await app.link.request(msg);
-  } catch (err) {
-    toast(err.message);
-  }
-}
-
-function gameOverEl(t) {
-  const o = t.over;
-  const names = o.result.players;
-  return h(
-    "section",
-    { class: "panel game-over", role: "status" },
-    h("h2", {}, `Game over: ${names[o.result.loser]} is the shithead`),
-    h("ol", {}, o.result.places.map((seat) => h("li", { class: seat === o.result.loser ? "loser" : "" }, names[seat]))),
-    tallyEl(o.tally),
-  );
-}
-
-function gameView(id, t) {
-  const st = t.state;
-  const v = st.view;
-  const clocks = clocksOf(st, t.receivedAt);
-  const mine = t.seat;
-  const n = v.players.length;
-  const others = v.players.filter((p) => p.seat !== mine);
-  if (mine !== null) others.sort((a, b) => ((a.seat - mine + n) % n) - ((b.seat - mine + n) % n));
-  const opponents = h("div", { class: "opponents" }, others.map((p) => seatEl(p, { turn: p.seat in clocks, clock: clocks[p.seat] })));
-  const middle = h("div", { class: "middle" }, pileEl(v), h("p", { class: "last-event" }, t.history.at(-1) ?? ""));
-  if (mine === null) return h("div", { class: "game" }, opponents, middle);
-  return h("div", { class: "game" }, opponents, middle, myArea(id, t, clocks));
-}
-
-/** The seat's own cards and what it may do: selection, then a button. */
-function myArea(id, t, clocks) {
-  const v = t.state.view;
-  const me = v.players[t.seat];
-  const legal = v.legal;
-  const acting = legal.length > 0;
-  const setup = v.phase === "setup";
-  const playable = new Set(legal.flatMap((a) => (a.startsWith("play ") || a.startsWith("run ") ? parseAction(a).args : [])));
-  const isSel = (from, c) => t.selected.some((s) => s.from === from && s.card === c);
-  const toggle = (from, c) => {
-    const had = isSel(from, c);
-    t.selected = t.selected.filter((s) => s.from === from && !(s.card === c));
-    if (!had) t.selected.push({ from, card: c });
-    t.refusal = "";
-    render();
-  };
-  const tapSlot = (slot, c) => {
-    const fromHand = t.selected.filter((s) => s.from === "hand");
-    if (setup && fromHand.length === 1) {
-      const handCard = fromHand[0].card;
-      const place = `place ${handCard} ${slot}`;
-      send(id, t, legal.includes(place) || c === null ? place : `swap ${handCard} ${slot}`);
-      return;
-    }
-    if (c !== null) toggle("up", c);
-  };
-  const hand = h(
-    "div",
-    { class: "hand", "aria-label": "your hand" },
-    (v.hand ?? []).map((c) => cardEl(c, { selected: isSel("hand", c), playable: playable.has(c), onTap: () => toggle("hand", c) })),
-  );
-  const ups = h(
-    "div",
-    { class: "my-table" },
-    me.face_up.map((stack, slot) =>
-      h(
-        "span",
-        { class: "stack", dataset: { slot: String(slot) } },
-        stack.length
-          ? stack.map((c) => cardEl(c, { selected: isSel("up", c), playable: playable.has(c), onTap: () => tapSlot(slot, c) }))
-          : h("button", { class: "card empty", "aria-label": `empty slot ${slot + 1}`, onclick: () => tapSlot(slot, null) }),
-      ),
-    ),
-    h("span", { class: "downs" }, me.face_down.map((down, pos) => (down ? backEl({ pos, onTap: () => send(id, t, `flip ${pos}`) }) : null))),
-  );
-  return h(
-    "section",
-    { class: `mine ${acting ? "turn" : ""}`.trim(), "aria-label": "your seat", dataset: { seq: String(t.state.seq), phase: v.phase } },
-    h(
-      "header",
-      {},
-      h("span", { class: "name" }, `${me.name} (you)`),
-      acting ? h("span", { class: "your-move" }, "your move") : null,
-      clocks[t.seat] ? clockEl(clocks[t.seat]) : null,
-      me.out ? h("span", { class: "marks" }, `out`) : null,
-    ),
-    ups,
-    hand,
-    t.refusal ? h("p", { class: "refusal", role: "alert", id: "refusal" }, t.refusal) : null,
-    actionsEl(id, t, setup),
-  );
-}
-
-// ------------------------------------------------------------------ actions
-
-/** The action the selection asks for: the legal one with exactly these cards, else a plain play. */
-function selectedAction(t) {
-  const cards = t.selected.map((s) => s.card);
-  if (!cards.length) return null;
-  const legal = t.state.view.legal;
-  const same = (a) => {
-    const args = parseAction(a).args;
-    return args.length === cards.length && cards.every((c) => args.includes(c));
-  };
-  const found = legal.find((a) => /^(play|run|announce) /.test(a) && same(a));
-  if (found) return found;
-  if (t.state.view.phase === "announce" && cards.length === 1) return `announce ${cards[0]}`;
-  return `play ${cards.join(" ")}`;
-}
-
-function actionsEl(id, t, setup) {
-  const legal = t.state.view.legal;
-  const buttons = [];
-  const chosen = selectedAction(t);
-  if (chosen && !setup) {
-    const verb = parseAction(chosen).verb;
-    const label = verb === "announce" ? "Announce" : "Play";
-    buttons.push(h("button", { class: "primary", id: "play", onclick: () => send(id, t, chosen) }, `${label} ${shortList(parseAction(chosen).args)}`));
-  }
-  const upPick = t.selected.filter((s) => s.from === "up");
-  for (const a of legal) {
-    const { verb, args } = parseAction(a);
-    if (args.length === 0 && verb in ACTION_LABELS) {
-      buttons.push(h("button", { class: verb === "ready" ? "primary" : "", dataset: { action: a }, onclick: () => send(id, t, a) }, ACTION_LABELS[verb]));
-    } else if (verb === "take" && (upPick.length === 0 || args[0] === upPick[0].card)) {
-      // Nothing on the table beats the pile: one of those cards goes to the pile, then all of it to the hand.
-      buttons.push(h("button", { dataset: { action: a }, onclick: () => send(id, t, a) }, `Pick up with ${short(args[0])}`));
-    }
-  }
-  const hint = setup
-    ? "Setup: tap a hand card, then a card on the table to swap them. Ready when done."
-    : legal.length
-      ? "Tap cards to choose, then play."
-      : "";
-  const keys = legal.length && !setup ? h("span", { class: "keys" }, " Keys: Enter plays, Esc clears, P picks up.") : null;
-  return h("div", { class: "actions" }, buttons, hint ? h("p", { class: "hint quiet" }, hint, keys) : null);
-}
-
-/** Send `action`; a refusal is shown with its reason until the next tap. */
-async function send(id, t, action) {
-  const seq = t.state.seq;
-  t.refusal = "";
-  try {
-    await app.link.request({ type: "act", table: id, seq, action });
-    t.selected = [];
-  } catch (err) {
-    if (err instanceof Refused) {
-      if (err.code === "STALE_SEQ") return; // the newer state is on its way
-      t.refusal = `Refused: ${err.message}${err.reason ? ` (${err.reason})` : ""}`;
-    } else {
-      t.refusal = "Not sent: the connection is down (it comes back by itself)";
-    }
-  }
-  render();
-}
-
-function historyEl(t) {
-  return h("ol", { class: "history", "aria-label": "history" }, t.history.slice(-30).map((line) => h("li", {}, line)));
-}
-
-function chatEl(id, t) {
-  const text = h("input", { id: "chat-text", maxlength: "280", placeholder: "Say something", "aria-label": "chat" });
-  const say = async (event) => {
-    event.preventDefault();
-    const line = text.value.trim();
-    if (!line) return;
-    text.value = "";
-    await act0({ type: "chat", table: id, text: line });
-  };
-  return h("form", { class: "chat", onsubmit: say }, h("ol", {}, t.chat.slice(-20).map((line) => h("li", {}, line))), text);
-}
-
 // ------------------------------------------------------------------ keyboard and settings
 
-// On a desktop: Enter plays the selected cards, Escape clears the selection, P picks up the
-// pile (Tab and Space reach and press every card and button as well).
+// On a desktop: the arrow keys move between one's cards, Space or Enter on a card selects it,
+// Enter elsewhere plays the selection, Escape clears it (or the question before a pick-up), P
+// asks to pick up the pile (and P again, or Enter on the question, does it).
 document.addEventListener("keydown", (event) => {
   if (app.screen !== "table" || event.target.closest("input, select, textarea")) return;
   const t = app.at.get(app.current);
   if (!t) return;
-  if (event.key === "Escape" && t.selected.length) {
+  const key = event.key;
+  if (key === "ArrowLeft" || key === "ArrowRight") {
+    const cards = [...document.querySelectorAll(".mine button.card")];
+    if (!cards.length) return;
+    const at = cards.indexOf(document.activeElement);
+    const next = at < 0 ? 0 : (at + (key === "ArrowRight" ? 1 : -1) + cards.length) % cards.length;
+    cards[next].focus();
+  } else if (key === "Escape" && (t.selected.length || t.confirmTake)) {
     t.selected = [];
+    t.confirmTake = null;
     render();
-  } else if (event.key === "Enter" && document.getElementById("play") && !event.target.closest("button")) {
+  } else if (key === "Enter" && document.getElementById("play") && !event.target.closest("button")) {
     document.getElementById("play").click();
-  } else if (event.key.toLowerCase() === "p") {
-    document.querySelector('[data-action^="take"]')?.click();
+  } else if (key.toLowerCase() === "p" && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    (document.getElementById("take-confirm") ?? document.querySelector('[data-action^="take"]'))?.click();
   } else return;
   event.preventDefault();
 });
 
 document.getElementById("logout").addEventListener("click", askLogout);
 
-document.getElementById("colours").addEventListener("click", () => {
+function toggleColours() {
   const on = !document.body.classList.contains("four-colour");
   document.body.classList.toggle("four-colour", on);
+  document.getElementById("colours").setAttribute("aria-pressed", String(on));
   store.set("fourColour", on);
-});
+  if (app.screen === "table") render();
+}
+
+document.getElementById("colours").addEventListener("click", toggleColours);
 
 main();

@@ -4,7 +4,8 @@
 
 import { card, clockText, ordinal, short, toBeat } from "./cards.js";
 
-/** document.createElement with attributes ("on*" functions become listeners) and children. */
+/** document.createElement with attributes ("on*" functions become listeners; `style` a map of
+ * properties, custom ones too) and children. */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -12,6 +13,7 @@ export function h(tag, attrs = {}, ...children) {
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") for (const [name, v] of Object.entries(value)) el.style.setProperty(name, v); // (CSSOM: the page's CSP allows no style attribute)
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
@@ -22,15 +24,17 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /** A face-up card; a button when `onTap` is given. */
-export function cardEl(text, { selected = false, playable = false, onTap = null, size = "" } = {}) {
+export function cardEl(text, { selected = false, playable = false, onTap = null, size = "", id = undefined } = {}) {
   const c = card(text);
   const cls = ["card", `suit-${c.suitLetter}`, size, selected ? "selected" : "", playable ? "playable" : ""];
   return h(
     onTap ? "button" : "span",
     {
+      id: onTap ? id : undefined,
       class: cls.filter(Boolean).join(" "),
       dataset: { card: text },
       "aria-label": c.label,
+      role: onTap ? undefined : "img",
       "aria-pressed": onTap ? String(selected) : undefined,
       type: onTap ? "button" : undefined,
       onclick: onTap ?? undefined,
@@ -41,8 +45,10 @@ export function cardEl(text, { selected = false, playable = false, onTap = null,
 }
 
 /** A face-down card (position `pos`); a button when `onTap` is given. */
-export function backEl({ onTap = null, pos = null, size = "" } = {}) {
+export function backEl({ onTap = null, pos = null, size = "", id = undefined } = {}) {
   return h(onTap ? "button" : "span", {
+    id: onTap ? id : undefined,
+    role: onTap ? undefined : "img",
     class: `card back ${size}`.trim(),
     type: onTap ? "button" : undefined,
     "aria-label": pos === null ? "face-down card" : `face-down card ${pos + 1}`,
@@ -60,33 +66,58 @@ export function clocksOf(state, receivedAt) {
 
 /** A clock that counts down by itself (see startClocks). */
 export function clockEl(clock) {
-  return h("span", { class: "clock", dataset: { ends: String(clock.ends) } }, clockText((clock.ends - performance.now()) / 1000));
+  const left = (clock.ends - performance.now()) / 1000;
+  return h(
+    "span",
+    { class: `clock${paused ? " paused" : left < 10 ? " low" : ""}`, dataset: { ends: String(clock.ends) } },
+    paused ? "paused: reconnecting" : clockText(left),
+  );
+}
+
+let paused = false;
+
+/** Stop the clocks while the connection is down (`true`): the server's clocks may not be
+ * running, and a clock counting down to a red 0:00 would mislead. The next state from the
+ * server brings the true times. */
+export function pauseClocks(on) {
+  paused = on;
+  tick();
+}
+
+function tick() {
+  for (const el of document.querySelectorAll(".clock[data-ends]")) {
+    if (paused) {
+      el.textContent = "paused: reconnecting";
+      el.classList.add("paused");
+      el.classList.remove("low");
+      continue;
+    }
+    const left = (Number(el.dataset.ends) - performance.now()) / 1000;
+    el.textContent = clockText(left);
+    el.classList.remove("paused");
+    el.classList.toggle("low", left < 10);
+  }
 }
 
 /** Count every visible clock down, four times a second, for as long as the page lives. */
 export function startClocks() {
-  setInterval(() => {
-    for (const el of document.querySelectorAll(".clock[data-ends]")) {
-      const left = (Number(el.dataset.ends) - performance.now()) / 1000;
-      el.textContent = clockText(left);
-      el.classList.toggle("low", left < 10);
-    }
-  }, 250);
+  setInterval(tick, 250);
 }
 
 /** The public part of one seat: name, marks, clock, face-up stacks, and how many cards lie face
- * down and are held in hand (counts: an opponent's face-down cards take no room on a phone). */
-export function seatEl(p, { turn = false, clock = null, size = "small" } = {}) {
+ * down and are held in hand (counts: an opponent's face-down cards take no room on a phone).
+ * A long name is cut with an ellipsis; its whole is in the title and read out. */
+export function seatEl(p, { turn = false, clock = null, size = "small", you = false } = {}) {
   const marks = [p.bot ? "bot" : "", p.away ? "away" : "", p.out ? ordinal(p.place) : ""].filter(Boolean);
   const down = p.face_down.filter(Boolean).length;
+  const name = p.name ?? "(free seat)";
   return h(
     "section",
-    { class: `seat ${turn ? "turn" : ""} ${p.away ? "away" : ""}`.trim(), dataset: { seat: String(p.seat) } },
+    { class: `seat ${turn ? "turn" : ""} ${p.away ? "away" : ""}`.trim(), dataset: { seat: String(p.seat) }, "aria-label": `${name}${you ? " (you)" : ""}${turn ? ", to play" : ""}` },
     h(
       "header",
       {},
-      h("span", { class: "name" }, p.name ?? "(free seat)"),
-      marks.length ? h("span", { class: "marks" }, marks.join(" · ")) : null,
+      h("span", { class: "name", title: name }, you ? `${name} (you)` : name),
       clock ? clockEl(clock) : null,
     ),
     h(
@@ -96,7 +127,7 @@ export function seatEl(p, { turn = false, clock = null, size = "small" } = {}) {
         h("span", { class: "stack" }, stack.length ? stack.map((c) => cardEl(c, { size })) : h("span", { class: `card empty ${size}` })),
       ),
     ),
-    h("div", { class: "counts" }, `${p.hand_count} in hand · ${down} down`),
+    h("div", { class: "counts" }, `${p.hand_count} hand · ${down} down${marks.length ? ` · ${marks.join(" · ")}` : ""}`),
   );
 }
 
