@@ -15,6 +15,8 @@ from pathlib import Path
 
 import segno
 
+from server.engine import preset_info
+
 ROOT = Path(__file__).resolve().parent
 
 FILES: tuple[str, ...] = (
@@ -44,10 +46,18 @@ def join_qr(url: str) -> segno.QRCode:
     return segno.make(url, error="m")
 
 
+def preset_entry(name: str) -> dict[str, object]:
+    """What the page shows of a preset of the engine's catalogue: its name, its one-line
+    description and how many players it allows (the seats the page offers)."""
+    p = preset_info(name)
+    return {"name": p.name, "description": p.description, "min_players": p.min_players, "max_players": p.max_players}
+
+
 def generated_files(join_url: str, presets: Sequence[str], bots: Sequence[str]) -> dict[str, tuple[str, bytes]]:
-    """``path -> (content type, body)``: ``/catalog.json`` (the presets and bots to offer, the
-    address to join) and ``/join.svg`` (its QR code, shown in the lobby for the next guest)."""
-    catalog = {"presets": list(presets), "bots": list(bots), "join": join_url}
+    """``path -> (content type, body)``: ``/catalog.json`` (the presets to offer, each with its
+    description and player range from the engine's catalogue; the bots; the address to join)
+    and ``/join.svg`` (its QR code, shown in the lobby for the next guest)."""
+    catalog = {"presets": [preset_entry(name) for name in presets], "bots": list(bots), "join": join_url}
     svg = io.BytesIO()
     join_qr(join_url).save(svg, kind="svg", scale=4, border=2, xmldecl=False)
     return {

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 
 from client.web import FILES, ROOT, generated_files
+from server.engine import preset_info
 
 
 def test_catalog_and_join_code() -> None:
     files = generated_files("http://192.0.2.7:7433/", ["classic", "karma"], ["greedy"])
     ctype, body = files["/catalog.json"]
     assert ctype.startswith("application/json")
-    assert json.loads(body) == {"presets": ["classic", "karma"], "bots": ["greedy"], "join": "http://192.0.2.7:7433/"}
+    catalog = json.loads(body)
+    assert (catalog["bots"], catalog["join"]) == (["greedy"], "http://192.0.2.7:7433/")
+    # Each preset as the lobby shows it: the engine's description and player range.
+    assert catalog["presets"] == [
+        {"name": name, "description": p.description, "min_players": p.min_players, "max_players": p.max_players}
+        for name in ("classic", "karma")
+        for p in [preset_info(name)]
+    ]
     ctype, svg = files["/join.svg"]
     assert ctype.startswith("image/svg+xml")
     assert svg.startswith(b"<svg") and svg.rstrip().endswith(b"</svg>")

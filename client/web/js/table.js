@@ -9,7 +9,7 @@
 
 import { ACTION_LABELS, ordinal, parseAction, short, shortList } from "./cards.js";
 import { refusalText, selectionProblem } from "./reasons.js";
-import { backEl, cardEl, clockEl, clocksOf, h, pileEl, seatEl, tallyEl } from "./ui.js";
+import { backEl, cardEl, clockEl, clocksOf, feedEl, h, pileEl, seatEl, tallyEl } from "./ui.js";
 
 /**
  * The table screen. `ctx`: {me, catalog, render(), request(msg) (a promise; rejects with
@@ -185,25 +185,6 @@ function gameView(ctx, id, t) {
   const parts = [banner(t, clocks), opponents, centre];
   if (mine !== null) parts.push(myArea(ctx, id, t, clocks));
   return parts;
-}
-
-/** The last plays, newest first; those since the reader's own last line (`t.lastActed`, kept
- * by app.js) are marked new. */
-export function feedEl(t) {
-  const since = t.lastActed ?? 0;
-  const lines = [...t.feed].reverse();
-  return h(
-    "section",
-    { class: "feed", "aria-labelledby": "feed-heading" },
-    h("h2", { id: "feed-heading", class: "sr-only" }, "Last plays"),
-    h(
-      "ol",
-      { class: "feed-lines", id: "feed" },
-      lines.map((line) =>
-        h("li", { class: [line.n > since && t.seat !== null ? "new" : "", line.you ? "you" : ""].filter(Boolean).join(" "), dataset: { n: String(line.n), seat: String(line.seat ?? "") } }, line.text),
-      ),
-    ),
-  );
 }
 
 /** The seat's own cards and what it may do: tap cards, then a button. */

@@ -156,10 +156,30 @@ export function pileEl(view, { size = "" } = {}) {
 export function tallyEl(tally) {
   if (!tally) return null;
   const n = tally.players.length;
-  const head = h("tr", {}, h("th", {}, "Player"), Array.from({ length: n }, (_, i) => h("th", {}, ordinal(i + 1))), h("th", {}, "Shithead"));
+  // (no column for the last place: it is the shithead's, counted in the last column)
+  const head = h("tr", {}, h("th", { scope: "col" }, "Player"), Array.from({ length: n - 1 }, (_, i) => h("th", { scope: "col" }, ordinal(i + 1))), h("th", { scope: "col" }, "Shithead"));
   const rows = tally.players.map((name, seat) =>
-    h("tr", {}, h("td", {}, name), tally.places[seat].map((k) => h("td", {}, String(k))), h("td", {}, String(tally.losses[seat]))),
+    h("tr", {}, h("th", { scope: "row", title: name }, name), tally.places[seat].slice(0, n - 1).map((k) => h("td", {}, String(k))), h("td", {}, String(tally.losses[seat]))),
   );
   const games = tally.losses.reduce((a, b) => a + b, 0);
-  return h("table", { class: "tally", dataset: { games: String(games) } }, h("thead", {}, head), h("tbody", {}, rows));
+  return h("table", { class: "tally", dataset: { games: String(games) } }, h("caption", { class: "sr-only" }, `The series: ${games} game${games === 1 ? "" : "s"}`), h("thead", {}, head), h("tbody", {}, rows));
+}
+
+/** The last plays, newest first; those since the reader's own last line (`t.lastActed`, kept
+ * by app.js) are marked new. */
+export function feedEl(t, { heading = false } = {}) {
+  const since = t.lastActed ?? 0;
+  const lines = [...t.feed].reverse();
+  return h(
+    "section",
+    { class: "feed", "aria-labelledby": "feed-heading" },
+    h("h2", { id: "feed-heading", class: heading ? "" : "sr-only" }, "Last plays"),
+    h(
+      "ol",
+      { class: "feed-lines", id: "feed" },
+      lines.map((line) =>
+        h("li", { class: [line.n > since && t.seat !== null ? "new" : "", line.you ? "you" : ""].filter(Boolean).join(" "), dataset: { n: String(line.n), seat: String(line.seat ?? "") } }, line.text),
+      ),
+    ),
+  );
 }
