@@ -177,7 +177,7 @@ function gameView(ctx, id, t) {
   if (mine !== null) others.sort((a, b) => ((a.seat - mine + n) % n) - ((b.seat - mine + n) % n));
   const opponents = h(
     "section",
-    { class: "opponents", "aria-label": "the other players" },
+    { class: "opponents", "aria-label": "the other players", tabindex: "0" }, // (it may scroll sideways)
     // (in setup everybody's clock runs: the banner shows one's own, the tiles none)
     others.map((p) => seatEl(p, { turn: p.seat === v.turn, clock: v.phase === "setup" ? null : clocks[p.seat] })),
   );
@@ -355,7 +355,7 @@ function chatPanel(ctx, id, t) {
     "section",
     { class: "panel chat", id: "chat", "aria-labelledby": "chat-heading" },
     h("h2", { id: "chat-heading" }, "Chat"),
-    h("ol", { class: "chat-lines" }, [...t.chat].reverse().slice(0, 30).map((line) => h("li", {}, line))),
+    h("ol", { class: "chat-lines", tabindex: "0", "aria-label": "chat lines" }, [...t.chat].reverse().slice(0, 30).map((line) => h("li", {}, line))),
     h("form", { onsubmit: say }, text, h("button", { type: "submit" }, "Send")),
   );
 }

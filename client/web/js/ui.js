@@ -172,7 +172,7 @@ export function feedEl(t, { heading = false } = {}) {
   const lines = [...t.feed].reverse();
   return h(
     "section",
-    { class: "feed", "aria-labelledby": "feed-heading" },
+    { class: "feed", "aria-labelledby": "feed-heading", tabindex: "0" }, // (it scrolls: the keyboard reaches it)
     h("h2", { id: "feed-heading", class: heading ? "" : "sr-only" }, "Last plays"),
     h(
       "ol",
