@@ -37,16 +37,28 @@ class Advertiser:
         return None if self._info is None else instance_label(str(self._info.name))
 
     async def start(self) -> None:
-        """Register the service (about a second of probing for a unique name). Never raises."""
+        """Register the service (about two seconds: asking whether the name is taken, then the
+        library's probing for a unique name). Never raises."""
         try:
-            from zeroconf import InterfaceChoice, IPVersion, ServiceInfo
-            from zeroconf.asyncio import AsyncZeroconf
+            from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceInfo
+            from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
             interfaces, addresses = self._where()
             self._zc = AsyncZeroconf(interfaces=interfaces or InterfaceChoice.All, ip_version=IPVersion.V4Only)
+            # Asked first, with a question answered by multicast (QM), then probed by the library
+            # as well: the library's probe asks for a unicast answer, and two servers on one
+            # machine share its mDNS port (SO_REUSEPORT), where the kernel may hand that answer to
+            # the asking server's neighbour (seen here: both kept the same name). A multicast
+            # answer reaches every socket.
+            name, n = self.name, 1
+            while await AsyncServiceInfo(SERVICE_TYPE, f"{name}.{SERVICE_TYPE}").async_request(
+                self._zc.zeroconf, 1000, question_type=DNSQuestionType.QM
+            ):
+                n += 1
+                name = f"{self.name}-{n}"
             self._info = ServiceInfo(
                 SERVICE_TYPE,
-                f"{self.name}.{SERVICE_TYPE}",
+                f"{name}.{SERVICE_TYPE}",
                 port=self.port,
                 properties=txt(self.version),
                 addresses=[socket.inet_aton(a) for a in addresses],
