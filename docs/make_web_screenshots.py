@@ -1,20 +1,20 @@
 #!/usr/bin/env python3
-"""Screenshots of the browser client for docs/screenshots/, taken from a real run.
+"""Screenshots of every screen of the browser client for docs/screenshots/, from a real run.
 
     .venv/bin/python docs/make_web_screenshots.py
 
-Starts ``python -m server`` on 127.0.0.1 and a free port with a temporary database, opens
-Debian's headless chromium (``/usr/bin/chromium`` with ``/usr/bin/chromedriver``, through
-Selenium from the ``test`` extra) as a 360x640 phone, sits down at a classic table with three
-bots, plays the first moves by tapping, and opens the table screen at 1280x720. Writes
-``phone-lobby.png``, ``phone-table.png`` and ``tv-table.png``.
+Starts ``python -m server`` on 127.0.0.1 and a free port with a temporary database (the tests'
+LiveServer), opens Debian's headless chromium (``/usr/bin/chromium`` with
+``/usr/bin/chromedriver``, through Selenium from the ``test`` extra) as a 360x640 phone, and
+plays a classic game with three bots by tapping, as the browser tests do; the same moments are
+shot at 390x844, in landscape (844x390) and at 200 % zoom (180x320 CSS pixels), and the table
+screen at 1280x720 and 1920x1080. Writes the PNG files listed in SHOTS.
 """
 
 from __future__ import annotations
 
 import json
 import socket
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -22,96 +22,172 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.live_server import LiveServer  # noqa: E402
+from tests.web.conftest import CHROMIUM_FLAGS  # noqa: E402
+from tests.web.test_play import css, my_turn, one_move, tap, until  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-FLAGS = (
-    "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
-    "--disable-component-update --disable-sync --disable-dev-shm-usage"
-).split()
+SHOTS = {
+    "phone-name.png": "the name screen (360x640)",
+    "phone-lobby.png": "the lobby: tables with who sits where, a new table from the catalogue",
+    "phone-waiting.png": "the waiting room: Start disabled with the reason, bots, the invitation",
+    "phone-setup.png": "setup: swap cards, then Ready",
+    "phone-table.png": "the player's turn on a 360x640 phone",
+    "phone-refused.png": "a card that does not beat the pile: Play disabled, the reason beside it",
+    "phone-390-table.png": "the player's turn on a 390x844 phone",
+    "landscape-table.png": "the player's turn in landscape (844x390)",
+    "zoom-table.png": "the player's turn at 200 % zoom (180x320 CSS pixels)",
+    "phone-big-hand.png": "a large hand fanned out after picking up the pile",
+    "landscape-big-hand.png": "the same in landscape",
+    "phone-game-over.png": "the game's end: the result in the second person and the tally",
+    "phone-final-board.png": "the final board below it",
+    "tv-table.png": "the table screen at 1280x720 during play",
+    "tv-1080-table.png": "the table screen at 1920x1080 during play",
+    "tv-game-over.png": "the table screen at 1280x720 at the game's end",
+    "tv-1080-game-over.png": "the table screen at 1920x1080 at the game's end",
+}
 
 
-def browser(width: int, height: int, mobile: bool) -> webdriver.Chrome:
+def browser(width: int, height: int, *, mobile: bool) -> webdriver.Chrome:
     options = Options()
     options.binary_location = "/usr/bin/chromium"
-    for flag in (*FLAGS, f"--user-data-dir={tempfile.mkdtemp()}", f"--window-size={width},{height}"):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tempfile.mkdtemp()}", f"--window-size={width},{height}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
-    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    size(driver, width, height, mobile=mobile)
+    # (no motion: a card sliding onto the pile would be caught half-way)
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+    )
+    if mobile:
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        driver.get("about:blank")
     return driver
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def size(driver: webdriver.Chrome, width: int, height: int, *, mobile: bool = True, scale: float = 1) -> None:
+    """The viewport as width x height CSS pixels of ``scale`` device pixels each (200 % zoom of
+    a 360x640 phone is 180x320 at 2)."""
+    metrics = {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    # (a page of the client has its viewport meta: its layout is then exactly width wide)
+    wide = "return !document.querySelector('meta[name=viewport]') || innerWidth === arguments[0]"
+    until(driver, lambda d: d.execute_script(wide, width))
+
+
+def shot(driver: webdriver.Chrome, name: str, *, top: bool = True) -> None:
+    assert name in SHOTS, name
+    if top:
+        driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(OUT / name))
+
+
+def request(sock: socket.socket, lines: object, msg: dict[str, object], rid: int) -> None:
+    sock.sendall(json.dumps({**msg, "id": rid}).encode() + b"\n")
+    while json.loads(lines.readline()).get("id") != rid:  # type: ignore[attr-defined]
+        pass
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    db = Path(tempfile.mkdtemp()) / "shots.sqlite3"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port), "--db", str(db), "--no-advertise"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-    )
-    assert server.stdout is not None
-    server.stdout.readline()  # listening
-    url = f"http://127.0.0.1:{port}/"
-    # Another table in the lobby, opened by a guest over JSON lines.
-    with socket.create_connection(("127.0.0.1", port)) as other:
+    tmp = Path(tempfile.mkdtemp())
+    server = LiveServer(tmp / "shots.sqlite3", tmp / "server.stderr", ["--log-level", "WARNING"])
+    server.start()
+    phone = tv = None
+    try:
+        # Another table in the lobby, opened by a guest over JSON lines.
+        other = socket.create_connection(("127.0.0.1", server.port))
         lines = other.makefile("rb")
         for i, msg in enumerate(
             [
                 {"type": "hello", "version": 1},
                 {"type": "login", "name": "bob", "guest": True},
                 {"type": "create_table", "name": "kitchen", "preset": "karma", "seats": 3},
+                {"type": "join", "table": 1},
             ]
         ):
-            other.sendall(json.dumps({**msg, "id": i + 1}).encode() + b"\n")
-            json.loads(lines.readline())
+            request(other, lines, msg, i + 1)
+
         phone = browser(360, 640, mobile=True)
+        phone.get(server.url)
+        until(phone, lambda d: css(d, "#name"))
+        shot(phone, "phone-name.png")
+        css(phone, "#name")[0].send_keys("alice")
+        tap(phone, "#enter")
+        until(phone, lambda d: css(d, ".table-row"))
+        shot(phone, "phone-lobby.png")
+        tap(phone, "#create")
+        for left in (2, 1):
+            tap(phone, ".add-bot button")
+            until(phone, lambda d, n=left: len(css(d, ".add-bot button")) == n)
+        shot(phone, "phone-waiting.png")
+        tap(phone, ".add-bot button")
+        until(phone, lambda d: css(d, "#start")[0].is_enabled())
+        table = json.loads(phone.execute_script("return localStorage.getItem('shithead.current')"))
+
         tv = browser(1280, 720, mobile=False)
-        try:
-            wait = WebDriverWait(phone, 30)
+        tv.get(f"{server.url}tv?table={table}")
+        until(tv, lambda d: css(d, ".tv-tally"))
 
-            def css(selector: str) -> list[object]:
-                return phone.find_elements(By.CSS_SELECTOR, selector)
+        tap(phone, "#start")
+        until(phone, lambda d: css(d, '[data-action="ready"]'))
+        shot(phone, "phone-setup.png")
+        tap(phone, '[data-action="ready"]')
+        until(phone, lambda d: my_turn(d) and css(d, '.mine[data-phase="play"]'))
+        shot(phone, "phone-table.png")
+        sizes = (
+            (390, 844, 1, "phone-390-table.png"),
+            (844, 390, 1, "landscape-table.png"),
+            (180, 320, 2, "zoom-table.png"),
+        )
+        for w, h, scale, name in sizes:
+            size(phone, w, h, scale=scale)
+            shot(phone, name)
+        size(phone, 360, 640)
+        until(tv, lambda d: "TO PLAY" in css(d, "#tv-banner")[0].text)
+        shot(tv, "tv-table.png")
+        size(tv, 1920, 1080, mobile=False)
+        shot(tv, "tv-1080-table.png")
 
-            phone.get(url)
-            wait.until(lambda d: css("#name"))
-            phone.find_element(By.ID, "name").send_keys("alice")
-            phone.find_element(By.ID, "enter").click()
-            wait.until(lambda d: css(".table-row"))
-            phone.save_screenshot(str(OUT / "phone-lobby.png"))
-            phone.find_element(By.ID, "create").click()
-            for left in (2, 1, 0):
-                wait.until(lambda d: css(".add-bot button"))
-                phone.find_element(By.CSS_SELECTOR, ".add-bot button").click()
-                wait.until(lambda d, n=left: len(css(".add-bot button")) == n)
-            phone.find_element(By.ID, "start").click()
-            wait.until(lambda d: css('[data-action="ready"]'))
-            phone.find_element(By.CSS_SELECTOR, '[data-action="ready"]').click()
-            wait.until(lambda d: css(".mine.turn .your-move") and css('.mine[data-phase="play"]'))
-            phone.save_screenshot(str(OUT / "phone-table.png"))
-            table = json.loads(phone.execute_script("return localStorage.getItem('shithead.current')"))
-            tv.get(f"{url}tv?table={table}")
-            WebDriverWait(tv, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".seat"))
-            tv.save_screenshot(str(OUT / "tv-table.png"))
-        finally:
-            phone.quit()
-            tv.quit()
-    server.terminate()
-    server.wait(30)
-    for name in ("phone-lobby.png", "phone-table.png", "tv-table.png"):
-        print(OUT / name)
+        refused = False
+        for _ in range(3):  # pick up the pile a few times: a large hand
+            until(phone, lambda d: my_turn(d) or css(d, ".game-over"))
+            if not refused and css(phone, ".hand button.card:not(.playable)") and css(phone, ".pile .card.top"):
+                tap(phone, ".hand button.card:not(.playable)")
+                until(phone, lambda d: "does not beat" in css(d, "#play-reason")[0].text)
+                shot(phone, "phone-refused.png")
+                tap(phone, ".hand button.card.selected")
+                refused = True
+            one_move(phone, take=True)
+        until(phone, lambda d: my_turn(d) or css(d, ".game-over"))
+        shot(phone, "phone-big-hand.png")
+        size(phone, 844, 390)
+        shot(phone, "landscape-big-hand.png")
+        size(phone, 360, 640)
+
+        while not css(phone, ".game-over"):
+            until(phone, lambda d: my_turn(d) or css(d, ".game-over"))
+            if not css(phone, ".game-over"):
+                one_move(phone)
+        shot(phone, "phone-game-over.png")
+        phone.execute_script("document.querySelector('.final-board').scrollIntoView()")
+        shot(phone, "phone-final-board.png", top=False)
+        until(tv, lambda d: "SHITHEAD" in css(d, "#tv-banner")[0].text and css(d, ".tally[data-games='1']"))
+        shot(tv, "tv-1080-game-over.png")
+        size(tv, 1280, 720, mobile=False)
+        shot(tv, "tv-game-over.png")
+        other.close()
+    finally:
+        for driver in (phone, tv):
+            if driver is not None:
+                driver.quit()
+        server.stop()
+    for name, what in SHOTS.items():
+        print(f"{OUT / name}: {what}")
     return 0
 
 

@@ -19,7 +19,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.live_server import LiveServer
 from tests.web.conftest import Browser
-from tests.web.test_play import css, my_turn, one_move, sit_down_with_bots, until
+from tests.web.test_play import css, my_turn, one_move, sit_down_with_bots, tap, until
 
 SIZES = {
     "phone 360x640": (360, 640, 1),
@@ -104,3 +104,29 @@ def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: 
         one_move(driver, take=turn <= TAKE_TURNS)
     assert turn >= TAKE_TURNS, f"only {turn} turns"
     assert biggest >= 8, f"the hand never grew past {biggest} cards"
+
+
+def test_the_name_screen_lobby_and_waiting_room_fit_at_200_percent(live_server: LiveServer, browser: Browser) -> None:
+    """At 200 % zoom (180 CSS pixels) nothing is wider than the screen: the name screen, the
+    lobby with a table in it, the new table form, the waiting room with its invitation."""
+    server = live_server()
+    driver = browser(180, 320, mobile=True, scale=2)
+    width = "return document.documentElement.scrollWidth"
+    wide = (
+        "return [...document.querySelectorAll('body *')]"
+        ".filter((e) => e.getBoundingClientRect().right > 180.5 || e.scrollWidth > e.clientWidth + 1)"
+        ".map((e) => `${e.tagName}.${e.className}`)"
+    )
+    driver.get(server.url)
+    until(driver, lambda d: css(d, "#name"))
+    assert driver.execute_script(width) <= 180, driver.execute_script(wide)
+    css(driver, "#name")[0].send_keys("Bartholomew-Fitzgerald_X")
+    tap(driver, "#enter")
+    until(driver, lambda d: css(d, "#create"))
+    assert driver.execute_script(width) <= 180, driver.execute_script(wide)
+    tap(driver, "#create")
+    until(driver, lambda d: css(d, ".add-bot button") and css(d, ".invite .qr svg"))
+    assert driver.execute_script(width) <= 180, driver.execute_script(wide)
+    tap(driver, ".table-head .back")
+    until(driver, lambda d: css(d, ".table-row"))  # the lobby with the table, who sits there
+    assert driver.execute_script(width) <= 180, driver.execute_script(wide)

@@ -89,7 +89,8 @@ function createForm(ctx) {
   const seats = h("select", { id: "seats", name: "seats" });
   const fill = () => {
     const p = chosen();
-    about.textContent = `${p.description ? `${p.description}. ` : ""}${p.min_players} to ${p.max_players} players.`;
+    const what = p.description ? `${p.description[0].toUpperCase()}${p.description.slice(1)}. ` : "";
+    about.textContent = `${what}${p.min_players} to ${p.max_players} players.`;
     const was = Number(seats.value || document.getElementById("seats")?.value) || 4;
     const want = Math.min(Math.max(was, p.min_players), p.max_players);
     seats.replaceChildren(
@@ -97,7 +98,7 @@ function createForm(ctx) {
     );
   };
   const tname = h("input", { id: "table-name", maxlength: "40", value: `${ctx.me.name}'s table` });
-  const clock = h("select", { id: "clock" }, [15, 30, 60, 120, 600].map((s) => h("option", { value: String(s), selected: s === 60 }, s < 120 ? `${s} seconds a move` : `${s / 60} minutes a move`)));
+  const clock = h("select", { id: "clock" }, [15, 30, 60, 120, 600].map((s) => h("option", { value: String(s), selected: s === 60 }, s < 120 ? `${s} s a move` : `${s / 60} min a move`)));
   const options = h("input", { id: "options", placeholder: '{"burn_count": 0}', "aria-describedby": "options-about", autocomplete: "off" });
   const refusal = h("p", { class: "refusal", role: "alert" });
   const create = async (event) => {

@@ -68,6 +68,7 @@ function waitingRoom(ctx, id, t, owner) {
     "div",
     { class: "waiting" },
     t.over || over ? gameOverEl(t) : null,
+    over ? finalBoard(t) : null,
     owner
       ? h(
           "div",
@@ -81,7 +82,6 @@ function waitingRoom(ctx, id, t, owner) {
         )
       : h("p", { class: "quiet" }, why || `Waiting for ${ownerName} to ${t.over || over ? "deal the next game" : "start"}.`),
     h("section", { class: "panel" }, h("h2", {}, s ? `${presetLabel(s.preset)}, ${seats.length} seats` : "Table"), h("ol", { class: "seats" }, seatRows)),
-    over ? finalBoard(t) : null,
     ctx.invite(id),
   );
 }
@@ -136,6 +136,7 @@ function finalBoard(t) {
     { class: "panel final-board", "aria-labelledby": "final-board-heading" },
     h("h2", { id: "final-board-heading" }, "How the game ended"),
     h("div", { class: "opponents board" }, v.players.map((p) => seatEl(p, { you: p.seat === t.seat }))),
+    v.hand?.length ? h("p", { class: "left-in-hand" }, "Left in your hand: ", v.hand.map((c) => cardEl(c, { size: "small" }))) : null,
     pileEl(v),
   );
 }
@@ -152,7 +153,7 @@ function banner(t, clocks) {
   let seat = v.turn;
   if (v.phase === "setup") {
     seat = mine !== null && mine in clocks ? mine : null;
-    text = mine === null ? "Setup: the players choose their face-up cards" : acting ? "Setup: swap cards, then Ready" : "Setup: waiting for the others";
+    text = mine === null ? "Setup: the players choose their face-up cards" : acting ? "Setup: swap, then Ready" : "Setup: waiting for the others";
   } else if (acting) {
     text = "Your turn";
   } else {
@@ -284,10 +285,12 @@ function actionsEl(ctx, id, t, setup) {
   const legal = v.legal;
   const buttons = [];
   let reason = "";
+  let hinting = false; // the reason is only how to play, not why not
   const plays = legal.some((a) => /^(play|run|announce) /.test(a));
   if (!setup && (plays || t.selected.length)) {
     const chosen = selectedAction(t);
     reason = chosen ? (selectionProblem(v, t.selected) ?? "") : legal.length ? "Tap the cards to play." : "";
+    hinting = !chosen;
     const verb = chosen ? parseAction(chosen).verb : "play";
     const label = `${verb === "announce" ? "Announce" : "Play"}${chosen ? ` ${shortList(parseAction(chosen).args)}` : ""}`;
     buttons.push(
@@ -317,7 +320,7 @@ function actionsEl(ctx, id, t, setup) {
     "div",
     { class: "actions" },
     buttons,
-    h("p", { class: "reason", id: "play-reason", "aria-live": "polite" }, reason || hint),
+    h("p", { class: reason && !hinting ? "reason" : "reason hint", id: "play-reason", "aria-live": "polite" }, reason || hint),
   );
 }
 

@@ -131,16 +131,25 @@ export function seatEl(p, { turn = false, clock = null, size = "small", you = fa
   );
 }
 
+let lastPile = "";
+
 /** The pile's top cards, its size, what beats it, the stock and the burned cards. */
 export function pileEl(view, { size = "" } = {}) {
   const top = view.pile.slice(-3);
+  // The top card slides in when it is new since the last drawing (style.css: not under
+  // prefers-reduced-motion).
+  const key = `${view.pile.length}:${top.join(",")}`;
+  const fresh = key !== lastPile && top.length > 0;
+  lastPile = key;
   return h(
     "section",
     { class: "pile-area", "aria-label": "pile" },
     h(
       "div",
       { class: "pile" },
-      top.length ? top.map((c, i) => cardEl(c, { size: `${size} ${i === top.length - 1 ? "top" : "under"}` })) : h("span", { class: `card empty ${size}` }),
+      top.length
+        ? top.map((c, i) => cardEl(c, { size: `${size} ${i === top.length - 1 ? `top${fresh ? " fresh" : ""}` : "under"}` }))
+        : h("span", { class: `card empty ${size}` }),
     ),
     h(
       "div",
