@@ -404,17 +404,16 @@ class Game(GameState):
             elif count == 2 and self._pair_skip:
                 steps = 2
         else:
-            if inner or not pw.glass[r]:
-                self.last_len = count  # (glass is transparent to match_count, S6)
             was_empty = not pile
             pile.extend(cards)
             if pw.glass[r]:
                 if was_empty:
                     self.eff = r if pw.glass_floor[r] else 0
-            elif pw.reset[r]:
-                self.eff = 0
+                if inner:  # (a play of glass cards is transparent to match_count, S6; a run is not)
+                    self.last_len = count
             else:
-                self.eff = r
+                self.last_len = count
+                self.eff = 0 if pw.reset[r] else r
             if pw.burn[r] or (bc and (k >= bc or run_length(pile, r, pw.glass, bc) >= bc)):
                 self._burn(s, events)
                 steps = 0
