@@ -46,7 +46,8 @@ TAIL_LINES = 15
 
 class LocalServer:
     """A ``shithead-server`` child process on 127.0.0.1, port chosen by the system (:attr:`port`),
-    its database in ``db``. Not advertised on the LAN. Everything it writes, its standard output
+    its database in ``db``. Not advertised on the LAN, and without quotas (``--no-quotas``: its
+    one organiser may open the tables and tournaments it wants). Everything it writes, its standard output
     (first the line saying where it listens) and its log at ``log_level`` (WARNING by default:
     a long tournament's server logs nothing per game), is appended to ``log_path`` as it comes;
     its output is read all the time, so that it never waits on a full pipe. Raises
@@ -71,6 +72,7 @@ class LocalServer:
             "--log-level",
             log_level,
             "--no-advertise",  # a private server: nobody else is to find it
+            "--no-quotas",  # ... and its one organiser owns it: as many tables and games as it asks for
             *extra_args,
         ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log_fh, text=True)

@@ -68,6 +68,20 @@ LIMIT_HELP: dict[str, str] = {
     "max_tables": "Open tables on the server. Beyond: `create_table` gets `TABLE_FULL`.",
     "max_spectators": "Watchers per table. Beyond: `watch` gets `TABLE_FULL`.",
     "scrypt_concurrency": "Password hashes computed at once; further logins wait their turn.",
+    "tables_per_player": "Tables one player (an account, or one guest) owns at once; tournament tables"
+    " count for nobody. Beyond: `create_table` gets `QUOTA_EXCEEDED` with `retry_after`.",
+    "tables_per_address": "Open tables opened from one IP address (several guests of one person count"
+    " together). Beyond: `create_table` gets `QUOTA_EXCEEDED` with `retry_after`.",
+    "tournaments_per_player": "Unfinished tournaments one player organises. Beyond: `create_tournament`"
+    " gets `QUOTA_EXCEEDED` with `retry_after`.",
+    "tournaments_per_address": "Unfinished tournaments created from one IP address. Beyond:"
+    " `create_tournament` gets `QUOTA_EXCEEDED` with `retry_after`.",
+    "tournament_tables": "Largest `concurrency` of a tournament (and never more than half of `max_tables`;"
+    " `welcome.limits` carries the bound that results). Beyond: `BAD_TOURNAMENT`.",
+    "tournament_games": "Largest `games` of a tournament. Beyond: `BAD_TOURNAMENT`.",
+    "tournament_bots": "Most bundled bots (`create_tournament.bots`) in a tournament. Beyond: `BAD_TOURNAMENT`.",
+    "bot_tables": "Tables of tournaments with bundled bots playing at once on the whole server. Beyond:"
+    " the next games wait their turn (fairly shared between the tournaments).",
 }
 
 SETTING_HELP: dict[str, str] = {
@@ -88,6 +102,10 @@ SETTING_HELP: dict[str, str] = {
     "advertise": "Announce the server on the LAN by DNS-SD (`--no-advertise`: false); see Transport.",
     "web": "Serve the browser client and its WebSocket on the same port (`--no-web`: false); see WebSocket.",
     "name": "The server's name in the clients' list of servers found (`--name`; empty: the machine's name).",
+    "operators": "Accounts of the server's owners: they may `cancel_tournament` any tournament and are"
+    " held to no quota of one player or one address.",
+    "tournament_nice": "How much lower the CPU priority (`nice`) of the process that runs tournaments'"
+    " bundled bots is than the server's (0: the same): they use the CPU the tables leave.",
     "web_hosts": "Host names a browser may use for the server besides its addresses, `localhost` and the"
     " machine's names (`NAME`, `NAME.local`): only pages opened under those may use the WebSocket"
     " (see WebSocket).",

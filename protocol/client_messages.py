@@ -29,6 +29,7 @@ __all__ = [
     "TURN_STATES_MAX_EVENTS",
     "Act",
     "AddBot",
+    "CancelTournament",
     "Chat",
     "CreateTable",
     "CreateTournament",
@@ -345,6 +346,17 @@ class StartTournament(Message):
     """Start a tournament (its organiser only); answered by ``ok``."""
 
     TYPE = "start_tournament"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")
+
+
+@wire_message
+class CancelTournament(Message):
+    """End a tournament before its last game (its organiser or a server operator); answered by
+    ``ok``. Its running tables close and ``tournament_over`` goes out with the standings so far."""
+
+    TYPE = "cancel_tournament"
     DIRECTION = Direction.C2S
     id: int = request_id()
     tournament: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="Tournament id.")

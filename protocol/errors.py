@@ -76,6 +76,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TOURNAMENT = "UNKNOWN_TOURNAMENT"
     BAD_TOURNAMENT = "BAD_TOURNAMENT"
     NOT_INVITED = "NOT_INVITED"
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
     # Server side.
     SHUTTING_DOWN = "SHUTTING_DOWN"
     STORAGE_FAILED = "STORAGE_FAILED"
@@ -213,12 +214,19 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_TOURNAMENT: ("No tournament has this id. list_tournaments shows them."),
     ErrorCode.BAD_TOURNAMENT: (
         "create_tournament's settings do not make a tournament: an unknown schedule, participant "
-        "names given twice, a done_ranges pair whose first number is above its last. The message "
+        "names given twice, a done_ranges pair whose first number is above its last, or more games, "
+        "tables at once or bundled bots than this server allows (welcome.limits). The message "
         "says which. Fix the request."
     ),
     ErrorCode.NOT_INVITED: (
         "You may not register for this tournament: it names its participants and you are not "
         "one of them, or you are a guest (log in to an account: a bot account for a program)."
+    ),
+    ErrorCode.QUOTA_EXCEEDED: (
+        "You (or your address) have as many tables or unfinished tournaments open as this server"
+        " allows one player (welcome.limits: tables_per_player, tournaments_per_player) or one"
+        " address. Close one (leave a table nobody else is at, cancel_tournament), or retry after"
+        " retry_after seconds."
     ),
     ErrorCode.SHUTTING_DOWN: ("The server is shutting down. Reconnect later and resume; the connection is closed."),
     ErrorCode.STORAGE_FAILED: (

@@ -34,6 +34,7 @@ from typing import Any, cast
 from .client_messages import (
     Act,
     AddBot,
+    CancelTournament,
     Chat,
     CreateTable,
     CreateTournament,
@@ -112,6 +113,7 @@ __all__ = [
     "SUPPORTED_VERSIONS",
     "Act",
     "AddBot",
+    "CancelTournament",
     "Chat",
     "ChatMessage",
     "CreateTable",

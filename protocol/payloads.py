@@ -530,6 +530,10 @@ class TournamentDetails(TypedDict):
     name: Annotated[str, "Its name."]
     organiser: Annotated[str, "Who created it (receives `tournament_game`)."]
     status: Annotated[Literal["registering", "running", "finished"], "Where it stands."]
+    paused: Annotated[
+        bool, "Running, but no new game starts: its organiser has gone (see Tournaments); it goes on when they return."
+    ]
+    cancelled: Annotated[bool, "Finished by `cancel_tournament` before its last game."]
     preset: Annotated[str, "The rules preset."]
     options: Annotated[RuleOptions, "Rule option overrides."]
     seats: Annotated[int, "Seats per table."]
@@ -585,6 +589,11 @@ class WelcomeLimits(TypedDict):
     reconnect_grace: Annotated[float, "Seconds an absent seat's clock runs normally."]
     restart_grace: Annotated[float, "Seconds added to every clock when the server starts again with games in progress."]
     max_output_buffer: Annotated[int, "Bytes the server holds for a client that does not read."]
+    tables_per_player: Annotated[int, "Tables one player may own at once (0: no limit)."]
+    tournaments_per_player: Annotated[int, "Unfinished tournaments one player may organise (0: no limit)."]
+    tournament_tables: Annotated[int, "Largest `create_tournament.concurrency`."]
+    tournament_games: Annotated[int, "Largest `create_tournament.games` (0: the protocol's maximum)."]
+    tournament_bots: Annotated[int, "Most bundled bots in `create_tournament.bots` (0: the protocol's maximum)."]
 
 
 #: Every payload shape, in document order (for the generated tables and the tests).

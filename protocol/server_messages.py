@@ -152,7 +152,7 @@ class Error(Message):
         Kind.FLOAT,
         default=None,
         lo=0,
-        doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED: seconds to wait before retrying.",
+        doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED, QUOTA_EXCEEDED: seconds to wait before retrying.",
     )
     reason: str | None = fld(Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code.")
     suggestion: str | None = fld(Kind.STR, default=None, max_len=64, doc="NAME_TAKEN: a free name to offer instead.")

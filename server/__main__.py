@@ -119,17 +119,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="do not serve the browser client and its WebSocket on the port",
     )
     p.add_argument("--log-level", help="DEBUG, INFO (default), WARNING, ERROR")
+    p.add_argument(
+        "--no-quotas",
+        action="store_true",
+        help="no quota per player or address and no tournament bound but the protocol's "
+        "(a private server: shithead-tournament's and shithead-bot-check's)",
+    )
     return p.parse_args(argv)
 
 
 async def serve(config: ServerConfig) -> None:
     # The composition root: the bundled bots (client package) are handed to the server as its
-    # bot host, so that the server package itself never imports the client. They run in a
-    # process of their own (client.house_process): their work stays off the tables' loop.
+    # bot host, so that the server package itself never imports the client. They run in
+    # processes of their own (client.house_process): their work stays off the tables' loop, and
+    # tournaments' bots, at a lower priority, off the other tables' bots' CPU.
     from client import web
-    from client.house_process import HouseProcess
+    from client.house_process import HouseProcesses
 
-    app = App(config, bots=HouseProcess(), web_files=WebFiles(web.ROOT, web.FILES))
+    bots = HouseProcesses(nice=config.tournament_nice)
+    app = App(config, bots=bots, web_files=WebFiles(web.ROOT, web.FILES))
     try:
         await app.start()
     except OSError as exc:
@@ -223,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"shithead-server: {exc}", file=sys.stderr)
         return 2
+    if args.no_quotas:
+        config.limits.without_quotas()
     logging.basicConfig(
         level=config.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -67,6 +67,7 @@ from server.tournament.director import Finished
 from server.tournament.service import TournamentService
 from server.net import lan_addresses
 from server.quiet import AddressLog
+from server.quotas import Quotas
 from server.web import HostNames, WebFiles, WebGate
 
 __all__ = ["App", "BotHost", "ClientSession"]
@@ -111,7 +112,8 @@ class App:
         self.stopping = False
         self._house_losses: list[float] = []  # when the bots' process died lately (monotonic)
         self.hosted = HostedBots(bots, address=lambda: (self.local_host, self.port), spawn=self.spawn)
-        self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over)
+        self.quotas = Quotas(config)
+        self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over, quotas=self.quotas)
         self.accounts = Accounts(
             config,
             db=self.db,
@@ -325,7 +327,10 @@ class App:
                 healthy = self.journal is None or self.journal.failed is None
                 if beats % HEARTBEAT_EVERY == 0 and self.journal is not None and healthy:
                     self._durable().heartbeat()
-                self.sweeper.sweep(time.monotonic(), paused=not healthy)
+                now = time.monotonic()
+                self.sweeper.sweep(now, paused=not healthy)
+                if healthy:
+                    self.tournaments.sweep(now, self.config.reconnect_grace)
             except Exception:
                 log.exception("sweeper round failed; continuing")
 

@@ -51,6 +51,42 @@ class Limits:
     """Per table."""
     scrypt_concurrency: int = 2
     """Password hashes computed at once."""
+    # Quotas (:mod:`server.quotas`), sized for a home server; 0: no limit.
+    tables_per_player: int = 4
+    """Tables one identity (an account, or one guest) owns at once (tournaments' not counted)."""
+    tables_per_address: int = 16
+    """Tables opened from one IP address that are still open."""
+    tournaments_per_player: int = 1
+    """Unfinished tournaments one identity organises."""
+    tournaments_per_address: int = 2
+    """Unfinished tournaments created from one IP address."""
+    tournament_tables: int = 8
+    """A tournament's ``concurrency`` at most (and never more than half of ``max_tables``)."""
+    tournament_games: int = 100_000
+    """A tournament's ``games`` at most."""
+    tournament_bots: int = 8
+    """Bundled bots (``create_tournament.bots``) in one tournament at most."""
+    bot_tables: int = 8
+    """Tournament tables with bundled bots playing at once, server-wide; further games wait."""
+
+    def without_quotas(self) -> None:
+        """No quota and no tournament bound but the protocol's (``--no-quotas``: a private
+        server, where the one organiser is the owner)."""
+        for name in QUOTAS:
+            setattr(self, name, 0)
+
+
+QUOTAS = (
+    "tables_per_player",
+    "tables_per_address",
+    "tournaments_per_player",
+    "tournaments_per_address",
+    "tournament_tables",
+    "tournament_games",
+    "tournament_bots",
+    "bot_tables",
+)
+"""The limits of :mod:`server.quotas` (0: none)."""
 
 
 @dataclass
@@ -84,6 +120,12 @@ class ServerConfig:
     """Host names the server answers to besides its addresses, ``localhost`` and this machine's
     names (``<hostname>`` and ``<hostname>.local``): a browser's page is let open a WebSocket only
     from those (a rebinding site's name is refused)."""
+    operators: list[str] = field(default_factory=list)
+    """Accounts of the server's owners: they may cancel any tournament and are held to no
+    quota of one player or one address."""
+    tournament_nice: int = 19
+    """How much lower the CPU priority of the process that runs tournaments' bundled bots is
+    (``nice``; 0: the same as the server's): those bots use the CPU nobody else needs."""
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

@@ -27,6 +27,8 @@ class Session(Protocol):
     name: str
     identity: str
     """Who this is (:mod:`server.identity`); permissions compare this, never ``name``."""
+    address: str
+    """The peer's IP address (quotas count per address too: :mod:`server.quotas`)."""
     bot: bool
     guest: bool
     house: str | None

@@ -32,6 +32,7 @@ from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message,
 from protocol.payloads import WelcomeLimits
 from server.config import ServerConfig
 from server.coordination import StateOut, TableError
+from server.quotas import Quotas
 from server.hosted import Spawn
 from server.reply import Handlers, Reply
 from server.session import ClientSession
@@ -251,6 +252,7 @@ class Dispatcher:
 
     def public_limits(self) -> WelcomeLimits:
         lim = self.config.limits
+        quotas = Quotas(self.config)
         return {
             "max_frame_in": lim.max_frame_in,
             "max_frame_in_before_login": lim.max_frame_in_before_login,
@@ -262,4 +264,9 @@ class Dispatcher:
             "reconnect_grace": self.config.reconnect_grace,
             "restart_grace": self.config.restart_grace,
             "max_output_buffer": lim.max_output_buffer,
+            "tables_per_player": lim.tables_per_player,
+            "tournaments_per_player": lim.tournaments_per_player,
+            "tournament_tables": quotas.tournament_tables,
+            "tournament_games": quotas.tournament_games,
+            "tournament_bots": quotas.tournament_bots,
         }

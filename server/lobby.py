@@ -42,6 +42,7 @@ from server.engine.cards import CardError
 from server.engine.deal import check_deck
 from server.hosted import HostedBots
 from server.identity import house_identity
+from server.quotas import Quotas
 from server.reply import Handlers, Reply
 from server.session import ClientSession
 from server.table import Changed, Outbox, Table
@@ -62,12 +63,17 @@ class Lobby:
         *,
         durable: Callable[[], Durability],
         game_over: Callable[[Table, FinishedGame], None],
+        quotas: Quotas | None = None,
     ) -> None:
         self.config = config
         self.hosted = hosted
         self.durable = durable
         self.game_over = game_over
+        self.quotas = quotas or Quotas(config)
         self.tables: dict[int, Table] = {}
+        self.opened_from: dict[int, str] = {}
+        """Table id -> the address it was opened from, while it is open (the quota per address;
+        not kept across a restart)."""
         self.next_table_id = 1
         self.next_game_id = 1
 
@@ -107,6 +113,7 @@ class Lobby:
         """Close a table (its live rows go in the same batch); the bundled bots that played
         there stop."""
         t = self.tables.pop(table_id, None)
+        self.opened_from.pop(table_id, None)
         if t is None:
             return
         self.durable().table_gone(table_id)
@@ -161,6 +168,14 @@ class Lobby:
                     return house_identity(st.stand_in)
         return None
 
+    def owned_by(self, identity: str) -> int:
+        """Open tables that ``identity`` owns (a tournament's, or one its owner left, count for nobody)."""
+        return sum(t.owner_id == identity and t.tournament is None and not t.owner_gone for t in self.tables.values())
+
+    def opened_at(self, address: str) -> int:
+        """Open tables opened from ``address`` (since the server started)."""
+        return sum(a == address for a in self.opened_from.values())
+
     # --- requests
 
     def _list(self, s: ClientSession, msg: ListTables) -> Reply:
@@ -180,6 +195,7 @@ class Lobby:
             raise TableError(ErrorCode.BAD_RULES, exc.message) from None
         except CardError as exc:
             raise TableError(ErrorCode.BAD_RULES, f"deck: {exc}") from None
+        self.quotas.check_tables(s.identity, owned=self.owned_by(s.identity), from_address=self.opened_at(s.address))
         table = self.add(
             lambda table_id: Table(
                 table_id,
@@ -195,6 +211,7 @@ class Lobby:
                 deck=deck,
             )
         )
+        self.opened_from[table.id] = s.address
         out = Outbox(saves=[Changed(table)])
         log.info("%s created table %d %r (%s, %d seats)", s.name, table.id, msg.name, msg.preset, msg.seats)
         return Reply(TableCreated(id=msg.id, table=table.id), out)

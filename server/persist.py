@@ -285,6 +285,8 @@ def tournament_snapshot(t: Tournament) -> dict[str, Any]:
         "settings": dataclasses.asdict(t.settings),
         "participants": [{"name": p.name, "bot": p.bot, "house": p.house} for p in t.participants.values()],
         "status": t.status,
+        "paused": t.paused,
+        "cancelled": t.cancelled,
         "running": {str(table): spec.number for table, spec in t.running.items()},
     }
 
@@ -320,6 +322,8 @@ def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] 
         for p in snap["participants"]:
             t.participants[p["name"]] = Participant(p["name"], p["bot"], p["house"], connected=False)
         t.status = snap["status"]
+        t.paused = bool(snap.get("paused", False))  # (both absent from snapshots written before them)
+        t.cancelled = bool(snap.get("cancelled", False))
         if t.status == "registering":
             return t
         names = list(settings.participants) if settings.participants is not None else list(t.participants)
@@ -348,7 +352,8 @@ def restore_tournament(snap: dict[str, Any], finished: Sequence[dict[str, Any]] 
             t.count(Finished(by_number[f["number"]], result, f["actions"], f["server_game"]))
         t.running = {int(table): by_number[number] for table, number in snap["running"].items()}
         taken = {f["number"] for f in finished} | {s.number for s in t.running.values()}
-        t.pending = deque(g for g in games if g.number not in taken and not contains(settings.done, g.number))
+        if t.status != "finished":  # (a cancelled one has games left, and plays none of them)
+            t.pending = deque(g for g in games if g.number not in taken and not contains(settings.done, g.number))
     except RestoreError:
         raise
     except Exception as exc:

@@ -57,7 +57,7 @@ async def player(port: int, name: str, **login: Any) -> TestClient:
 
 
 async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) -> None:
-    app = await make_app(bots=HouseBots(), limits=Limits(max_tables=3, max_spectators=1))
+    app = await make_app(bots=HouseBots(), limits=Limits(max_tables=3, max_spectators=1, tournaments_per_player=2))
     b = Battery()
     alice, bob, carol = [await player(app.port, n) for n in ("alice", "bob", "carol")]
 
@@ -96,6 +96,14 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     t2 = (await carol.ok(new, "table_created"))["table"]
     t3 = (await carol.ok({**new, "seats": 3}, "table_created"))["table"]
     await b.refuse(bob, new, "TABLE_FULL")
+    # ... and a player's quota, on a server that allows one table and one tournament each.
+    small = await make_app(limits=Limits(tables_per_player=1, tournaments_per_player=1))
+    quota = await player(small.port, "quota")
+    await quota.ok(new, "table_created")
+    await b.refuse(quota, new, "QUOTA_EXCEEDED")
+    cup = {"type": "create_tournament", "name": "cup", "preset": "classic", "seats": 2, "games": 2}
+    await quota.ok(cup, "tournament_created")
+    await b.refuse(quota, cup, "QUOTA_EXCEEDED")
 
     # join: unknown table, wrong password, seat taken, full, already started.
     await b.refuse(bob, {"type": "join", "table": 999}, "UNKNOWN_TABLE")
@@ -161,12 +169,15 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await b.refuse(bob, {**tour, "preset": "nope"}, "BAD_RULES")
     await b.refuse(bob, {**tour, "bots": ["nobody"]}, "UNKNOWN_BOT")
     await b.refuse(bob, {**tour, "schedule": "swiss"}, "BAD_TOURNAMENT")
+    await b.refuse(bob, {**tour, "concurrency": 9}, "BAD_TOURNAMENT")  # (tournament_tables: 8)
     await b.refuse(bob, {"type": "get_tournament", "tournament": 999}, "UNKNOWN_TOURNAMENT")
     await b.refuse(bob, {"type": "register", "tournament": 999}, "UNKNOWN_TOURNAMENT")
     await b.refuse(bob, {"type": "start_tournament", "tournament": 999}, "UNKNOWN_TOURNAMENT")
+    await b.refuse(bob, {"type": "cancel_tournament", "tournament": 999}, "UNKNOWN_TOURNAMENT")
     tid = (await bob.ok({**tour, "participants": ["dave", "erin"]}, "tournament_created"))["tournament"]
     await b.refuse(alice, {"type": "register", "tournament": tid}, "NOT_INVITED")
     await b.refuse(alice, {"type": "start_tournament", "tournament": tid}, "NOT_OWNER")
+    await b.refuse(alice, {"type": "cancel_tournament", "tournament": tid}, "NOT_OWNER")
     await b.refuse(bob, {"type": "start_tournament", "tournament": tid}, "NOT_ENOUGH_PLAYERS")
     open_cup = (await bob.ok(tour, "tournament_created"))["tournament"]
     dave, erin, fred = [
@@ -187,5 +198,5 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     assert wrong == {}, "per request: (refusals the section does not name, named ones never seen)"
     untried = {k for k, codes in per.items() if codes} - set(b.seen)
     assert untried == set(), f"sections that name refusals the battery never provoked: {untried}"
-    for c in (alice, bob, carol, raw, dave, erin, fred, owner, again, strict):
+    for c in (alice, bob, carol, raw, dave, erin, fred, owner, again, strict, quota):
         await c.close()

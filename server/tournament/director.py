@@ -6,7 +6,10 @@ creates the tables it asks for, seats the participants and reports finished game
 await, no sockets, no clock: every decision is a method call, so it is tested directly.
 
 Lifecycle: REGISTERING (participants register; bundled bots are registered by the server)
--> RUNNING (games are played, ``concurrency`` tables at once, in schedule order) -> FINISHED.
+-> RUNNING (games are played, ``concurrency`` tables at once, in schedule order) -> FINISHED,
+after the last game or when cancelled (:meth:`Tournament.cancel`: the games running then are
+not counted). A running tournament may be ``paused`` (its organiser has gone): no game starts
+until it is not.
 A participant that is not connected when its game starts still gets its seat, marked away:
 the table's clock plays for it (counted as timeouts), and it takes its seats back when it
 registers again. Games listed in ``done`` (from an interrupted run's results) are skipped.
@@ -125,6 +128,10 @@ class Tournament:
     """The standings of the games finished (from the start on): kept as running figures, so
     that a long tournament holds no list of its games (they are in the database)."""
     total: int = 0
+    paused: bool = False
+    """No new game starts (the games running finish): its organiser has gone."""
+    cancelled: bool = False
+    """Finished by :meth:`cancel` before its last game."""
 
     def register(self, name: str, *, bot: bool, house: bool = False) -> None:
         """Add ``name`` (or mark it connected again). Refused once running for newcomers."""
@@ -180,12 +187,33 @@ class Tournament:
         return list(self.participants)
 
     def next_games(self) -> list[GameSpec]:
-        """Games to start now (at most ``concurrency`` running); the shell must call
-        :meth:`game_started` for each."""
+        """Games to start now (at most ``concurrency`` running, none while paused); the shell
+        must call :meth:`game_started` for each."""
         out: list[GameSpec] = []
-        while self.status == RUNNING and self.pending and len(self.running) + len(out) < self.settings.concurrency:
+        while self.can_start(len(out)):
             out.append(self.pending.popleft())
         return out
+
+    def can_start(self, more: int = 0) -> bool:
+        """Whether a game may start now, with ``more`` started besides those running."""
+        return (
+            self.status == RUNNING
+            and not self.paused
+            and bool(self.pending)
+            and len(self.running) + more < self.settings.concurrency
+        )
+
+    def cancel(self) -> list[int]:
+        """End the tournament now: FINISHED and ``cancelled``, no game left to play (``total``
+        still says how many were scheduled). Returns the tables of the games that were running
+        (they are not counted; the shell closes those tables)."""
+        tables = list(self.running)
+        self.running.clear()
+        self.pending.clear()  # (a long tournament's schedule is most of its memory)
+        self.status = FINISHED
+        self.cancelled = True
+        self.paused = False
+        return tables
 
     def game_started(self, table_id: int, spec: GameSpec) -> None:
         self.running[table_id] = spec

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    CancelTournament,
     CreateTournament,
     GetTournament,
     ListTournaments,
@@ -44,11 +45,12 @@ from protocol.messages import (
 from server.coordination import FinishedGame, Session, TableError
 from server.engine import RulesError, check_seats, make_rules
 from server.identity import account_identity, house_identity
+from server.quotas import Quotas
 from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 
 from .ranges import merge
-from .director import REGISTERING, Finished, Settings, Tournament, TournamentError
+from .director import FINISHED, REGISTERING, RUNNING, Finished, Settings, Tournament, TournamentError
 from .schedule import SCHEDULES, GameSpec
 from .wire import game_result, tournament_info
 
@@ -99,6 +101,11 @@ class TournamentHost(Protocol):
         """The connections logged in as ``identity`` (:mod:`server.identity`)."""
         ...
 
+    @property
+    def quotas(self) -> Quotas:
+        """What one player and one address may hold, and a tournament's bounds."""
+        ...
+
 
 class _Director:
     """The owner of tournament tables (it starts their games)."""
@@ -107,6 +114,7 @@ class _Director:
     guest = False
     house: str | None = None
     turn_states = False
+    address = ""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -131,11 +139,17 @@ class TournamentService:
         # tournament id -> starts waiting for a registration (see _start_when_bots_are_in); a
         # tournament is here only while a start waits for it.
         self._registering: dict[int, list[asyncio.Future[None]]] = {}
+        # unfinished tournament id -> the address it was created from (the quota per address;
+        # not kept across a restart).
+        self.created_from: dict[int, str] = {}
+        # running tournament id -> since when (monotonic) its organiser has not been connected.
+        self._gone: dict[int, float] = {}
 
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(CreateTournament, self.create, writes=True)
         handlers.add(Register, self.register, writes=True)
         handlers.add(StartTournament, self.start, writes=True)
+        handlers.add(CancelTournament, self.cancel, writes=True)
         handlers.add(GetTournament, self.info, writes=False)
         handlers.add(ListTournaments, self.list, writes=False)
 
@@ -173,6 +187,14 @@ class TournamentService:
             done = merge(msg.done or (), msg.done_ranges or ())
         except ValueError as exc:
             raise TableError(ErrorCode.BAD_TOURNAMENT, f"done_ranges: {exc}") from None
+        # The server's bounds and quotas last: a request that is wrong is refused for that.
+        quotas = self.host.quotas
+        quotas.check_tournament(concurrency=msg.concurrency, games=msg.games, bots=len(bots))
+        quotas.check_tournaments(
+            s.identity,
+            organised=sum(t.status != FINISHED and t.organiser_id == s.identity for t in self.tournaments.values()),
+            from_address=sum(a == s.address for a in self.created_from.values()),
+        )
         settings = Settings(
             name=msg.name,
             preset=msg.preset,
@@ -192,6 +214,7 @@ class TournamentService:
         )
         t = Tournament(self.next_id, s.name, settings, organiser_id=s.identity)
         self.tournaments[t.id] = t
+        self.created_from[t.id] = s.address
         self.next_id += 1
         self._changed(t)
         log.info(
@@ -303,11 +326,30 @@ class TournamentService:
         log.info("tournament %d started: %d games to play", t.id, len(t.pending))
 
         def play() -> None:
-            self._fill(t)
-            if t.status == "finished":
+            self._fill()
+            if t.status == FINISHED:
                 self._over(t)
 
         return Reply(Ok(id=msg.id), after=[play])
+
+    def cancel(self, s: Session, msg: CancelTournament) -> Reply:
+        """End a tournament now (its organiser, or an operator): its running tables close, the
+        games played so far stand, and ``tournament_over`` tells everyone. A tournament that
+        has finished already is left as it is (answered ``ok``: nothing to do)."""
+        t = self._get(msg.tournament)
+        if s.identity != t.organiser_id and not self.host.quotas.operator(s.identity):
+            raise TableError(ErrorCode.NOT_OWNER, f"only the organiser ({t.organiser}) can cancel it")
+        if t.status == FINISHED:
+            return Reply(Ok(id=msg.id))
+        for table_id in t.cancel():
+            self.table_owner.pop(table_id, None)
+            self.host.drop_table(table_id)
+        self._changed(t)
+        for waiting in self._registering.pop(t.id, []):
+            if not waiting.done():
+                waiting.set_result(None)  # (a start waiting for its bots is refused: it has finished)
+        log.info("%s cancelled tournament %d after %d games", s.name, t.id, t.games_finished)
+        return Reply(Ok(id=msg.id), self._over_out(t), after=[self._fill])
 
     def info(self, s: Session, msg: GetTournament) -> Reply:
         return Reply(TournamentInfo(id=msg.id, info=tournament_info(self._get(msg.tournament))))
@@ -317,26 +359,42 @@ class TournamentService:
 
     # ------------------------------------------------------------------ games
 
-    def _fill(self, t: Tournament) -> None:
-        """Start as many of the next games as the tournament's concurrency allows."""
+    def _fill(self) -> None:
+        """Start every game that may start now: each tournament up to its concurrency (none
+        while paused), and the tables with bundled bots up to ``bot_tables`` server-wide, shared
+        fairly: each next game goes to the tournament with the fewest tables running."""
+        ready = [t for t in self.tournaments.values() if t.can_start()]
+        most = self.host.quotas.bot_tables
+        bot_tables = sum(len(t.running) for t in self.tournaments.values() if t.settings.bots)
+        while ready:
+            t = min(ready, key=lambda t: (len(t.running), t.id))
+            if t.settings.bots and most is not None and bot_tables >= most:
+                ready.remove(t)  # (those without bundled bots may still start)
+                continue
+            self._start_game(t, t.pending.popleft())
+            bot_tables += bool(t.settings.bots)
+            if not t.can_start():
+                ready.remove(t)
+
+    def _start_game(self, t: Tournament, spec: GameSpec) -> None:
+        """Open the table of game ``spec`` of ``t``, seat its participants and deal."""
         host = self.host
-        for spec in t.next_games():
-            table = host.add_table(partial(_game_table, t, spec))
-            table.tournament = (t.id, spec.number)
-            self.table_owner[table.id] = t.id
-            t.game_started(table.id, spec)
-            self._changed(t)
-            out = Outbox()
-            now = time.monotonic()
-            for seat, name in enumerate(spec.seats):
-                session = self.sessions.get((t.id, name))
-                p = t.participants[name]
-                identity = house_identity(name) if p.house else account_identity(name)
-                token = table.seat_for(seat, name, identity, p.bot, p.house, session, out, now)
-                if session is not None:
-                    out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat, token=token))
-            table.start(_Director(table.owner), out, now, host.new_game_id())
-            host.flush(out)
+        table = host.add_table(partial(_game_table, t, spec))
+        table.tournament = (t.id, spec.number)
+        self.table_owner[table.id] = t.id
+        t.game_started(table.id, spec)
+        self._changed(t)
+        out = Outbox()
+        now = time.monotonic()
+        for seat, name in enumerate(spec.seats):
+            session = self.sessions.get((t.id, name))
+            p = t.participants[name]
+            identity = house_identity(name) if p.house else account_identity(name)
+            token = table.seat_for(seat, name, identity, p.bot, p.house, session, out, now)
+            if session is not None:
+                out.send(session, Seated(tournament=t.id, game=spec.number, table=table.id, seat=seat, token=token))
+        table.start(_Director(table.owner), out, now, host.new_game_id())
+        host.flush(out)
 
     def game_finished(self, table: Table, g: FinishedGame) -> None:
         """A game ended at ``table``: if it is a tournament's, record it and go on."""
@@ -363,12 +421,18 @@ class TournamentService:
         for s in self.host.logged_in(t.organiser_id):
             out.send(s, msg)
         self.host.flush(out)
-        self._fill(t)
-        if t.status == "finished":
+        self._fill()
+        if t.status == FINISHED:
             self._over(t)
 
     def _over(self, t: Tournament) -> None:
         log.info("tournament %d finished", t.id)
+        self.host.flush(self._over_out(t))
+
+    def _over_out(self, t: Tournament) -> Outbox:
+        """``tournament_over`` for the organiser and every participant connected."""
+        self.created_from.pop(t.id, None)
+        self._gone.pop(t.id, None)
         msg = TournamentOver(tournament=t.id, info=tournament_info(t))
         sent = set()
         out = Outbox()
@@ -376,7 +440,7 @@ class TournamentService:
             if id(s) not in sent:
                 sent.add(id(s))
                 out.send(s, msg)
-        self.host.flush(out)
+        return out
 
     # ------------------------------------------------------------------ after a restart
 
@@ -409,8 +473,33 @@ class TournamentService:
                     "tournament %d: the table of game %d was lost; it is played again", t.id, t.running[table_id].number
                 )
                 t.pending.appendleft(t.running.pop(table_id))
-            if t.status == "running":
-                self._fill(t)
+        self._fill()
+
+    # ------------------------------------------------------------------ the organiser's presence
+
+    def sweep(self, now: float, grace: float) -> None:
+        """Pause each running tournament whose organiser has not been connected for ``grace``
+        seconds (no new game starts; those running finish), and let a paused one go on once its
+        organiser is connected again (called twice a second, at monotonic time ``now``)."""
+        resumed = False
+        for t in self.tournaments.values():
+            if t.status != RUNNING:
+                continue
+            if self.host.logged_in(t.organiser_id):
+                self._gone.pop(t.id, None)
+                if t.paused:
+                    t.paused = False
+                    resumed = True
+                    self._changed(t)
+                    log.info("tournament %d goes on: its organiser %s is back", t.id, t.organiser)
+            else:
+                since = self._gone.setdefault(t.id, now)
+                if not t.paused and now - since >= grace:
+                    t.paused = True
+                    self._changed(t)
+                    log.info("tournament %d paused: its organiser %s has gone", t.id, t.organiser)
+        if resumed:
+            self._fill()
 
     def disconnected(self, s: Session) -> None:
         for key, held in list(self.sessions.items()):

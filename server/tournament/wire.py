@@ -52,6 +52,8 @@ def tournament_info(t: Tournament) -> TournamentDetails:
         name=s.name,
         organiser=t.organiser,
         status=t.status,
+        paused=t.paused,
+        cancelled=t.cancelled,
         preset=s.preset,
         options=s.options,
         seats=s.seats,

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 import server.app
-from client.house_process import HouseProcess
+from client.house_process import HouseProcess, HouseProcesses
 from server.app import App
 from tests.client.test_house import person, play_first_legal_until_game_over, presence
 from tests.server.client import TestClient
+from tests.server.waiting import until_loop
 
 
 def alive(pid: int) -> bool:
@@ -138,3 +139,24 @@ async def test_the_child_exits_when_its_input_ends() -> None:
         child.stdin.close()
         assert await child.stdout.read() == b""
         assert await child.wait() == 0
+
+
+async def test_tournament_bots_run_in_a_process_of_their_own_at_a_lower_priority(make_app: Any) -> None:
+    """HouseProcesses (the server's bot host): a bot added to a table runs in one child, a
+    tournament's bundled bot in another, niced by the given amount (issue 37, item 3)."""
+    host = HouseProcesses(nice=7)
+    app = await make_app(bots=host)
+    alice, t = await game_with_a_bot(app, "greedy")
+    org = await person(app, "olga")
+    cup = {"type": "create_tournament", "name": "c", "preset": "classic", "seats": 2, "games": 2, "bots": ["random"]}
+    await org.ok(cup, "tournament_created")
+    await until_loop(lambda: host.tournaments.pid is not None and any(s.house == "random" for s in app.sessions))
+    tables, tournaments = host.tables.pid, host.tournaments.pid
+    assert tables is not None and tournaments is not None and tables != tournaments
+    here = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, tables) == here
+    assert os.getpriority(os.PRIO_PROCESS, tournaments) == min(here + 7, 19)
+    await host.stop()
+    assert not alive(tables) and not alive(tournaments)
+    for c in (alice, org):
+        await c.close()

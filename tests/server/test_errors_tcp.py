@@ -628,7 +628,15 @@ async def test_idle_timeout(make_app: Any, connect: Any) -> None:
 async def test_slow_reader_is_disconnected_and_the_game_goes_on(make_app: Any, players: Any, caplog: Any) -> None:
     """A never-reading client is cut off past max_output_buffer; another table's game finishes."""
     caplog.set_level(logging.WARNING, logger="server")
-    app = await make_app(limits=Limits(max_output_buffer=64 * 1024, rate_per_second=10000, rate_burst=10000))
+    app = await make_app(
+        limits=Limits(
+            max_output_buffer=64 * 1024,
+            rate_per_second=10000,
+            rate_burst=10000,
+            tables_per_player=0,
+            tables_per_address=0,
+        )
+    )
     owner, a, b = await players(app, ["owner", "ga", "gb"])
     for i in range(250):
         owner.send(

@@ -27,6 +27,7 @@ class Fake:
     guest: bool = True
     house: str | None = None
     turn_states: bool = False
+    address: str = "127.0.0.1"
     identity: str = ""
     """Who it is; by default its name's key, like an account's (so "ALICE" is "alice" logged in
     again, and the tables below, owned by "alice", are hers)."""

@@ -279,7 +279,15 @@ async def test_a_bad_websocket_leaves_other_tables_alone(app: Any, connect: Any)
 async def test_slow_websocket_reader_is_cut_off(make_app: Any, players: Any, caplog: Any) -> None:
     """A browser that stops reading is cut off past max_output_buffer, as over TCP."""
     caplog.set_level(logging.WARNING, logger="server")
-    app = await make_app(limits=Limits(max_output_buffer=64 * 1024, rate_per_second=10000, rate_burst=10000))
+    app = await make_app(
+        limits=Limits(
+            max_output_buffer=64 * 1024,
+            rate_per_second=10000,
+            rate_burst=10000,
+            tables_per_player=0,
+            tables_per_address=0,
+        )
+    )
     owner, a, b = await players(app, ["owner", "ga", "gb"])
     for i in range(250):
         owner.send({"type": "create_table", "name": f"{i:03d}" + "x" * 37, "preset": "classic", "seats": 4})

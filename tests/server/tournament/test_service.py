@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from server.app import App
+from server.config import Limits
 from tests.server.client import TestClient
 
 
@@ -90,7 +91,7 @@ async def test_a_round_robin_runs_to_the_end_with_consistent_standings(make_app:
 async def test_tournament_refusals(make_app: Any, players: Any) -> None:
     """Guests cannot register; strangers to a closed list are refused; only the organiser
     starts; unknown tournaments and bots are refused; registration closes at the start."""
-    app: App = await make_app()
+    app: App = await make_app(limits=Limits(tournaments_per_player=2))  # (its two tournaments at once)
     org = await participant(app, "org2")
     tid = (
         await org.ok(
