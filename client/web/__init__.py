@@ -28,6 +28,7 @@ FILES: tuple[str, ...] = (
     "js/feed.js",
     "js/invite.js",
     "js/lobby.js",
+    "js/model.js",
     "js/names.js",
     "js/net.js",
     "js/qr.js",

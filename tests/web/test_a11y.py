@@ -1,7 +1,7 @@
 """Issue 31, point 8: an axe-core audit (the npm package, injected by the test) of the lobby, the
 waiting room, the table in play, the game's end and the TV finds no serious or critical
-violation; and the keyboard: the arrow keys move between one's cards, and "P" asks before
-picking up the pile.
+violation; and the keyboard: the arrow keys move between one's cards, "P" asks before picking
+up the pile, and the focus stays where it was when the page is drawn again.
 
 axe-core is fetched once with npm (``npm pack axe-core@AXE_VERSION``) into a cache directory
 (``$XDG_CACHE_HOME/shithead-tests``, else ``~/.cache/shithead-tests``): nothing of it is in the
@@ -25,7 +25,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.live_server import LiveServer
 from tests.web.conftest import Browser
-from tests.web.test_play import css, my_turn, one_move, play_to_the_end, sit_down_with_bots, tap, until
+from tests.web.test_play import css, my_turn, one_move, play_to_the_end, seq, sit_down_with_bots, tap, until
 from tests.web.test_tv import Owner, seat_bots
 
 AXE_VERSION = "4.14.1"
@@ -106,7 +106,16 @@ def test_the_pages_pass_an_accessibility_audit(live_server: LiveServer, browser:
         until(driver, lambda d: css(d, "#take-confirm"))  # asked, not done
         audit(driver, axe, "the question before a pick-up")
         tap(driver, "#take-cancel")
+    # The focus stays on its card while the page is drawn again for the others' moves.
+    before = seq(driver)
     one_move(driver)
+    if not css(driver, ".game-over") and css(driver, "#card-hand-0"):
+        driver.execute_script("document.getElementById('card-hand-0').focus()")
+        after = seq(driver)
+        until(driver, lambda d: seq(d) > after or my_turn(d) or css(d, ".game-over"))
+        if seq(driver) > after and not css(driver, ".game-over") and css(driver, "#card-hand-0"):
+            assert driver.switch_to.active_element.get_attribute("id") == "card-hand-0"
+    assert seq(driver) > before or css(driver, ".game-over")
     play_to_the_end(driver)
     audit(driver, axe, "the game's end")
     tap(driver, ".table-head .back")

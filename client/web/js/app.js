@@ -14,16 +14,15 @@
 // The screens are built by lobby.js and table.js from the data kept here; every message draws
 // the screen again, keeping the focus, what is typed and which panels are open.
 
-import { FEED_LINES, addToFeed } from "./feed.js";
 import { inviteEl, invitedTable } from "./invite.js";
 import { lobbyScreen } from "./lobby.js";
+import { keptOf, newTable, reduceTable } from "./model.js";
 import { Link, Refused, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { NAME_RULE, checkName } from "./names.js";
 import { refusalText } from "./reasons.js";
 import { tableScreen } from "./table.js";
 import { h, pauseClocks, startClocks } from "./ui.js";
 
-const CHAT_LINES = 80; // chat lines kept per table
 const store = {
   get(key, fallback) {
     try {
@@ -125,16 +124,14 @@ function table(id) {
   let t = app.at.get(id);
   if (!t) {
     // History and chat survive a reload of this tab (sessionStorage): the server does not resend them.
-    const kept = JSON.parse(sessionStorage.getItem(`shithead.log.${id}`) ?? "null") ?? {};
-    t = { summary: null, state: null, receivedAt: 0, seat: null, feed: [], chat: [], chatSeen: 0, lastActed: 0, ...kept, over: null, selected: [], refusal: "", watching: false };
+    t = newTable(JSON.parse(sessionStorage.getItem(`shithead.log.${id}`) ?? "null") ?? {});
     app.at.set(id, t);
   }
   return t;
 }
 
 function keepLog(id, t) {
-  const { feed, chat, chatSeen, lastActed } = t;
-  sessionStorage.setItem(`shithead.log.${id}`, JSON.stringify({ feed, chat, chatSeen, lastActed }));
+  sessionStorage.setItem(`shithead.log.${id}`, JSON.stringify(keptOf(t)));
 }
 
 /** Logged in (first time or after a reconnect): take back every seat this browser holds. */
@@ -183,49 +180,13 @@ function setCurrent(id) {
 // ------------------------------------------------------------------ pushed messages
 
 function pushed(msg) {
+  if (["state", "table_update", "game_over", "chat_message", "presence"].includes(msg.type)) {
+    const t = reduceTable(table(msg.table), msg, performance.now());
+    app.at.set(msg.table, t);
+    if (msg.type === "state" && t.yourTurn) announce("Your turn");
+    if (msg.type !== "table_update" && msg.type !== "game_over") keepLog(msg.table, t);
+  }
   switch (msg.type) {
-    case "state": {
-      const t = table(msg.table);
-      const name = (seat) => msg.view.players[seat]?.name ?? `seat ${seat}`;
-      if (t.state && t.state.game !== msg.game) t.over = null;
-      const wasActing = Boolean(t.state?.view.legal.length);
-      t.state = msg;
-      t.receivedAt = performance.now();
-      t.seat = msg.view.seat;
-      t.feed = addToFeed(t.feed, msg.events, name, t.seat);
-      t.lastActed = t.feed.findLast((line) => line.you)?.n ?? t.lastActed; // what came after is new to the player
-      if (msg.view.legal.length && !wasActing && msg.view.phase !== "setup") announce("Your turn");
-      awayFromSummary(t);
-      const hand = new Set(msg.view.hand ?? []);
-      const up = new Set((msg.view.players[t.seat]?.face_up ?? []).flat());
-      t.selected = t.selected.filter((s) => (s.from === "hand" ? hand : up).has(s.card));
-      break;
-    }
-    case "table_update": {
-      const t = table(msg.table);
-      t.summary = msg.summary;
-      awayFromSummary(t);
-      break;
-    }
-    case "game_over":
-      table(msg.table).over = msg;
-      break;
-    case "chat_message": {
-      const t = table(msg.table);
-      t.chat.push(`${msg.name}: ${msg.text}`);
-      if (t.chatOpen && app.current === msg.table) t.chatSeen = t.chat.length;
-      const cut = Math.max(0, t.chat.length - CHAT_LINES);
-      t.chat.splice(0, cut);
-      t.chatSeen = Math.max(0, t.chatSeen - cut);
-      break;
-    }
-    case "presence": {
-      const words = { dropped: "lost the connection", returned: "is back", replaced: `is played by ${msg.bot ?? "a bot"}` };
-      const t = table(msg.table);
-      const n = (t.feed.at(-1)?.n ?? 0) + 1;
-      t.feed = [...t.feed, { seat: null, you: false, kind: "presence", text: `${msg.name} ${words[msg.event] ?? msg.event}`, n }].slice(-FEED_LINES);
-      break;
-    }
     case "going_away":
       toast(msg.returning ? "The server is restarting: back in a moment" : "The server is going away");
       break;
@@ -244,20 +205,7 @@ function pushed(msg) {
     default:
       break;
   }
-  if (["state", "chat_message", "presence"].includes(msg.type)) keepLog(msg.table, table(msg.table));
   if (app.screen === "table" && "table" in msg && msg.table === app.current) render();
-}
-
-/** Who is away, from the newest summary: a seat's away mark follows its player's connection
- * (after a restart every seat is away until its player is back, and the summary says so
- * before the next state does). */
-function awayFromSummary(t) {
-  const seats = t.summary?.seats;
-  if (!seats || !t.state) return;
-  for (const p of t.state.view.players) {
-    const seat = seats[p.seat];
-    if (seat && seat.name === p.name) p.away = seat.away;
-  }
 }
 
 /** Say `text` to a screen reader (a polite live region outside the screen that is redrawn). */
@@ -332,6 +280,7 @@ function tableCtx() {
     me: app.me,
     catalog: app.catalog,
     render,
+    table, // (the newest data of a table: messages replace it)
     request: (msg) => app.link.request(msg),
     toast,
     lobby: () => show("lobby"),

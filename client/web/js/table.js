@@ -12,8 +12,10 @@ import { refusalText, selectionProblem } from "./reasons.js";
 import { backEl, cardEl, clockEl, clocksOf, feedEl, h, pileEl, seatEl, tallyEl } from "./ui.js";
 
 /**
- * The table screen. `ctx`: {me, catalog, render(), request(msg) (a promise; rejects with
- * Refused), toast(text), lobby(), leave(id), chat(id, text), toggleColours(), fourColour}.
+ * The table screen. `ctx`: {me, catalog, render(), table(id) (the table's newest data),
+ * request(msg) (a promise; rejects with Refused), toast(text), lobby(), leave(id),
+ * openChat(id), invite(id), toggleColours(), fourColour}. Taps change the table's own fields
+ * (selected, refusal, confirmTake); what the server says goes through model.js.
  */
 export function tableScreen(ctx, id, t) {
   const s = t.summary;
@@ -329,17 +331,20 @@ export async function send(ctx, id, t, action) {
   const seq = t.state.seq;
   t.refusal = "";
   t.confirmTake = null;
+  let refusal = "";
   try {
     await ctx.request({ type: "act", table: id, seq, action });
-    t.selected = [];
   } catch (err) {
     if (err.error) {
       if (err.code === "STALE_SEQ") return; // the newer state is on its way
-      t.refusal = refusalText(err.error);
+      refusal = refusalText(err.error);
     } else {
-      t.refusal = "Not sent: the connection is down (it comes back by itself).";
+      refusal = "Not sent: the connection is down (it comes back by itself).";
     }
   }
+  const now = ctx.table(id); // (a message may have come meanwhile: the table's newest data)
+  if (refusal) now.refusal = refusal;
+  else now.selected = [];
   ctx.render();
 }
 
