@@ -28,7 +28,6 @@ export function tableScreen(ctx, id, t) {
     { class: "table-head" },
     h("button", { class: "link back", type: "button", onclick: ctx.lobby, "aria-label": "Back to the lobby" }, "‹ Lobby"),
     h("h1", { class: "table-name", title: s ? s.name : "" }, s ? s.name : `Table ${id}`, st ? h("span", { class: "quiet" }, ` · game ${gameNumber(s, st)}`) : null),
-    t.watching ? h("span", { class: "quiet" }, "watching") : null,
     h(
       "button",
       { type: "button", id: "chat-toggle", class: "chat-toggle", "aria-expanded": String(Boolean(t.chatOpen)), onclick: () => ctx.openChat(id) },

@@ -114,12 +114,7 @@ export function seatEl(p, { turn = false, clock = null, size = "small", you = fa
   return h(
     "section",
     { class: `seat ${turn ? "turn" : ""} ${p.away ? "away" : ""}`.trim(), dataset: { seat: String(p.seat) }, "aria-label": `${name}${you ? " (you)" : ""}${turn ? ", to play" : ""}` },
-    h(
-      "header",
-      {},
-      h("span", { class: "name", title: name }, you ? `${name} (you)` : name),
-      clock ? clockEl(clock) : null,
-    ),
+    h("header", {}, h("span", { class: "name", title: name }, you ? `${name} (you)` : name)),
     h(
       "div",
       { class: "table-cards" },
@@ -127,7 +122,12 @@ export function seatEl(p, { turn = false, clock = null, size = "small", you = fa
         h("span", { class: "stack" }, stack.length ? stack.map((c) => cardEl(c, { size })) : h("span", { class: `card empty ${size}` })),
       ),
     ),
-    h("div", { class: "counts" }, `${p.hand_count} hand · ${down} down${marks.length ? ` · ${marks.join(" · ")}` : ""}`),
+    h(
+      "div",
+      { class: "seat-foot" },
+      h("span", { class: "counts" }, `${p.hand_count} hand · ${down} down${marks.length ? ` · ${marks.join(" · ")}` : ""}`),
+      clock ? clockEl(clock) : null, // (below the cards: the name keeps the tile's width)
+    ),
   );
 }
 
