@@ -23,6 +23,7 @@ FILES: tuple[str, ...] = (
     "index.html",
     "tv.html",
     "style.css",
+    "js/alert.js",
     "js/app.js",
     "js/cards.js",
     "js/feed.js",

@@ -1,7 +1,8 @@
 """Issue 31, point 8: an axe-core audit (the npm package, injected by the test) of the lobby, the
 waiting room, the table in play, the game's end and the TV finds no serious or critical
 violation; and the keyboard: the arrow keys move between one's cards, "P" asks before picking
-up the pile, and the focus stays where it was when the page is drawn again.
+up the pile, and the focus stays where it was when the page is drawn again; the optional turn
+alert (a vibration) comes at the player's turns once asked for.
 
 axe-core is fetched once with npm (``npm pack axe-core@AXE_VERSION``) into a cache directory
 (``$XDG_CACHE_HOME/shithead-tests``, else ``~/.cache/shithead-tests``): nothing of it is in the
@@ -91,6 +92,11 @@ def test_the_pages_pass_an_accessibility_audit(live_server: LiveServer, browser:
     until(driver, lambda d: css(d, "#name"))
     audit(driver, axe, "the name screen")
     sit_down_with_bots(driver, server.url, "alice")
+    # The turn alert (vibration and beep), off until asked for: a toggle that says its state.
+    assert css(driver, "#alert-toggle")[0].get_attribute("aria-pressed") == "false"
+    tap(driver, "#alert-toggle")
+    until(driver, lambda d: css(d, "#alert-toggle")[0].get_attribute("aria-pressed") == "true")
+    driver.execute_script("window.vibrated = []; navigator.vibrate = (p) => (window.vibrated.push(p), true);")
     until(driver, lambda d: my_turn(d))
     audit(driver, axe, "the table at the player's turn")
     # The keyboard: arrows move between one's cards; P asks before picking up the pile.
@@ -117,6 +123,7 @@ def test_the_pages_pass_an_accessibility_audit(live_server: LiveServer, browser:
             assert driver.switch_to.active_element.get_attribute("id") == "card-hand-0"
     assert seq(driver) > before or css(driver, ".game-over")
     play_to_the_end(driver)
+    assert driver.execute_script("return window.vibrated.length") >= 1  # a turn came after the first
     audit(driver, axe, "the game's end")
     tap(driver, ".table-head .back")
     until(driver, lambda d: css(d, "#create"))

@@ -14,6 +14,7 @@
 // The screens are built by lobby.js and table.js from the data kept here; every message draws
 // the screen again, keeping the focus, what is typed and which panels are open.
 
+import { alertOn, setAlert, turnAlert } from "./alert.js";
 import { inviteEl, invitedTable } from "./invite.js";
 import { lobbyScreen } from "./lobby.js";
 import { keptOf, newTable, reduceTable } from "./model.js";
@@ -183,7 +184,10 @@ function pushed(msg) {
   if (["state", "table_update", "game_over", "chat_message", "presence"].includes(msg.type)) {
     const t = reduceTable(table(msg.table), msg, performance.now());
     app.at.set(msg.table, t);
-    if (msg.type === "state" && t.yourTurn) announce("Your turn");
+    if (msg.type === "state" && t.yourTurn) {
+      announce("Your turn");
+      turnAlert();
+    }
     if (msg.type !== "table_update" && msg.type !== "game_over") keepLog(msg.table, t);
   }
   switch (msg.type) {
@@ -286,6 +290,11 @@ function tableCtx() {
     lobby: () => show("lobby"),
     leave,
     fourColour: document.body.classList.contains("four-colour"),
+    alert: alertOn(),
+    toggleAlert: () => {
+      setAlert(!alertOn());
+      render();
+    },
     toggleColours,
     openChat: (id) => {
       const t = table(id);
@@ -315,7 +324,7 @@ function nameScreen() {
   // (no maxlength: it counts UTF-16 units, and would cut a name of emoji the rule allows)
   const typed = app.typed ?? store.get("profile", null)?.name ?? "";
   const name = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, value: typed, placeholder: "Your name", "aria-describedby": "name-rule" });
-  const password = h("input", { id: "password", type: "password", autocomplete: "current-password", placeholder: "Password (for an account; empty: guest)" });
+  const password = h("input", { id: "password", type: "password", autocomplete: "current-password", placeholder: "Empty: play as a guest" });
   const refusal = h("p", { class: "refusal", role: "alert", id: "name-refusal" });
   const go = (event) => {
     event.preventDefault();

@@ -14,7 +14,7 @@ import { backEl, cardEl, clockEl, clocksOf, feedEl, h, pileEl, seatEl, tallyEl }
 /**
  * The table screen. `ctx`: {me, catalog, render(), table(id) (the table's newest data),
  * request(msg) (a promise; rejects with Refused), toast(text), lobby(), leave(id),
- * openChat(id), invite(id), toggleColours(), fourColour}. Taps change the table's own fields
+ * openChat(id), invite(id), toggleColours(), fourColour, toggleAlert(), alert}. Taps change the table's own fields
  * (selected, refusal, confirmTake); what the server says goes through model.js.
  */
 export function tableScreen(ctx, id, t) {
@@ -34,6 +34,7 @@ export function tableScreen(ctx, id, t) {
       "Chat",
       unread > 0 && !t.chatOpen ? h("span", { class: "badge", id: "chat-badge", "aria-label": `${unread} unread` }, String(unread)) : null,
     ),
+    h("button", { type: "button", id: "alert-toggle", class: "alert-toggle", "aria-pressed": String(ctx.alert), "aria-label": "Vibrate and beep on your turn", title: "Vibrate and beep on your turn", onclick: ctx.toggleAlert }, "♪"),
     h("button", { type: "button", class: "colours", "aria-pressed": String(ctx.fourColour), "aria-label": "Four-colour deck", title: "Four-colour deck", onclick: ctx.toggleColours }, "♣♦"),
     h("button", { class: "link", type: "button", onclick: () => ctx.leave(id) }, t.watching ? "Stop watching" : "Leave"),
   );
