@@ -35,6 +35,7 @@ SHOTS = {
     "phone-name.png": "the name screen (360x640)",
     "phone-lobby.png": "the lobby: tables with who sits where, a new table from the catalogue",
     "phone-waiting.png": "the waiting room: Start disabled with the reason, bots, the invitation",
+    "phone-chat.png": "the chat, open over the waiting room",
     "phone-setup.png": "setup: swap cards, then Ready",
     "phone-table.png": "the player's turn on a 360x640 phone",
     "phone-refused.png": "a card that does not beat the pile: Play disabled, the reason beside it",
@@ -49,6 +50,7 @@ SHOTS = {
     "tv-1080-table.png": "the table screen at 1920x1080 during play",
     "tv-game-over.png": "the table screen at 1280x720 at the game's end",
     "tv-1080-game-over.png": "the table screen at 1920x1080 at the game's end",
+    "tv-pick.png": "the table screen opened without a table: which one to show",
 }
 
 
@@ -127,6 +129,12 @@ def main() -> int:
         shot(phone, "phone-waiting.png")
         tap(phone, ".add-bot button")
         until(phone, lambda d: css(d, "#start")[0].is_enabled())
+        tap(phone, "#chat-toggle")
+        css(phone, "#chat-text")[0].send_keys("Ready when you are")
+        tap(phone, "#chat button[type=submit]")
+        until(phone, lambda d: "Ready when you are" in css(d, "#chat")[0].text)
+        shot(phone, "phone-chat.png")
+        tap(phone, "#chat-toggle")
         table = json.loads(phone.execute_script("return localStorage.getItem('shithead.current')"))
 
         tv = browser(1280, 720, mobile=False)
@@ -180,6 +188,9 @@ def main() -> int:
         shot(tv, "tv-1080-game-over.png")
         size(tv, 1280, 720, mobile=False)
         shot(tv, "tv-game-over.png")
+        tv.get(f"{server.url}tv")
+        until(tv, lambda d: len(css(d, ".tv-pick .table-row")) == 2)
+        shot(tv, "tv-pick.png")
         other.close()
     finally:
         for driver in (phone, tv):

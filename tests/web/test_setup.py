@@ -64,7 +64,7 @@ def test_two_people_set_up_a_table_and_play(live_server: LiveServer, browser: Br
     css(bob, "#chat-text")[0].send_keys("hello")
     tap(bob, "#chat button[type=submit]")
     until(bob, lambda d: "bob: hello" in css(d, "#chat")[0].text)
-    tap(bob, "#chat-toggle")  # (the chat lies over the table while open)
+    tap(bob, "#chat-close")  # (the chat lies over the table while open)
     until(alice, lambda d: css(d, "#chat-badge") and css(d, "#chat-badge")[0].text == "1")
     tap(alice, "#chat-toggle")
     until(alice, lambda d: "bob: hello" in css(d, "#chat")[0].text and not css(d, "#chat-badge"))

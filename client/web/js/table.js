@@ -362,7 +362,7 @@ function chatPanel(ctx, id, t) {
   return h(
     "section",
     { class: "panel chat", id: "chat", "aria-labelledby": "chat-heading" },
-    h("h2", { id: "chat-heading" }, "Chat"),
+    h("header", { class: "chat-head" }, h("h2", { id: "chat-heading" }, "Chat"), h("button", { type: "button", class: "link", id: "chat-close", onclick: () => ctx.openChat(id) }, "Close")),
     h("ol", { class: "chat-lines", tabindex: "0", "aria-label": "chat lines" }, [...t.chat].reverse().slice(0, 30).map((line) => h("li", {}, line))),
     h("form", { onsubmit: say }, text, h("button", { type: "submit" }, "Send")),
   );
