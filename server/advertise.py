@@ -37,8 +37,8 @@ class Advertiser:
         return None if self._info is None else instance_label(str(self._info.name))
 
     async def start(self) -> None:
-        """Register the service (about two seconds: asking whether the name is taken, then the
-        library's probing for a unique name). Never raises."""
+        """Register the service (about three seconds: asking whether the name is taken, then the
+        library's probing for a unique name; the server serves meanwhile). Never raises."""
         try:
             from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceInfo
             from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -49,10 +49,11 @@ class Advertiser:
             # as well: the library's probe asks for a unicast answer, and two servers on one
             # machine share its mDNS port (SO_REUSEPORT), where the kernel may hand that answer to
             # the asking server's neighbour (seen here: both kept the same name). A multicast
-            # answer reaches every socket.
+            # answer reaches every socket. The question is repeated for 2.5 s: a server that has
+            # just multicast its record does not multicast it again within a second (RFC 6762).
             name, n = self.name, 1
             while await AsyncServiceInfo(SERVICE_TYPE, f"{name}.{SERVICE_TYPE}").async_request(
-                self._zc.zeroconf, 1000, question_type=DNSQuestionType.QM
+                self._zc.zeroconf, 2500, question_type=DNSQuestionType.QM
             ):
                 n += 1
                 name = f"{self.name}-{n}"
