@@ -106,6 +106,26 @@ def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: 
     assert biggest >= 8, f"the hand never grew past {biggest} cards"
 
 
+def test_a_hand_of_any_size_stays_in_view_at_200_percent(live_server: LiveServer, browser: Browser) -> None:
+    """At 200 % zoom the player picks up the pile whenever allowed, the whole game: the hand
+    grows to several rows of fanned cards (past 30 in trials), and at every turn each card is
+    still inside the viewport with its corner free to tap."""
+    width, height, scale = SIZES["200 % zoom (180x320)"]
+    server = live_server()
+    driver = browser(width, height, mobile=True, scale=scale)
+    sit_down_with_bots(driver, server.url, "alice")
+    turn, biggest = 0, 0
+    while True:
+        until(driver, lambda d: my_turn(d) or css(d, ".game-over"))
+        if css(driver, ".game-over"):
+            break
+        turn += 1
+        m = check_turn(driver, width, height, turn)
+        biggest = max(biggest, len(m["hand"]))
+        one_move(driver, take=True)
+    assert biggest >= 20, f"the hand never grew past {biggest} cards"
+
+
 def test_the_name_screen_lobby_and_waiting_room_fit_at_200_percent(live_server: LiveServer, browser: Browser) -> None:
     """At 200 % zoom (180 CSS pixels) nothing is wider than the screen: the name screen, the
     lobby with a table in it, the new table form, the waiting room with its invitation."""

@@ -220,7 +220,7 @@ function myArea(ctx, id, t, clocks) {
   const hand = v.hand ?? [];
   const handEl = h(
     "div",
-    { class: hand.length > 9 ? "hand many" : "hand", role: "group", "aria-label": `your hand, ${hand.length} card${hand.length === 1 ? "" : "s"}`, style: { "--n": String(Math.max(hand.length, 1)) } },
+    { class: hand.length > 39 ? "hand many huge" : hand.length > 9 ? "hand many" : "hand", role: "group", "aria-label": `your hand, ${hand.length} card${hand.length === 1 ? "" : "s"}`, style: { "--n": String(Math.max(hand.length, 1)) } },
     hand.map((c, i) => cardEl(c, { id: `card-hand-${i}`, selected: isSel("hand", c), playable: playable.has(c), onTap: () => toggle("hand", c) })),
   );
   const flips = new Set(legal.filter((a) => a.startsWith("flip ")).map((a) => Number(parseAction(a).args[0])));
