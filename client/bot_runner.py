@@ -19,7 +19,9 @@ class and attribute (``match`` on the class, then ``msg.view``, ``msg.result``..
   calls ``bot.observe(view, events)``. When ``view["legal"]`` is not empty, the state is the
   newest one received for the table, and it already shows the runner's last applied action,
   ``bot.choose(view)`` picks an action, sent in an ``act`` with the state's ``seq``; the runner
-  waits for the answer before reading on, so at most one ``act`` is unanswered. ``STALE_SEQ``
+  waits for the answer before reading on, so at most one ``act`` is unanswered. With a
+  ``pace`` (the server's own bots: its ``bot_delay``), a turn's action at a table where a person
+  sits is sent no earlier than ``pace`` seconds after its state was read. ``STALE_SEQ``
   is normal (a newer state is on its way) and only counted. ``ILLEGAL_ACTION``, an exception
   in ``choose`` or a text not in ``legal`` is logged, counted, and replaced by the first legal
   action. ``RATE_LIMITED`` (after the SDK's own retries) and ``STORAGE_FAILED`` (the server
@@ -99,6 +101,10 @@ class BotRunner:
             table's owner; at most ``games`` times).
         think_in_thread: call ``bot.choose`` in a worker thread, so a slow bot does not block
             the event loop (needed when the loop also runs a server).
+        pace: seconds from reading a state that asks for a turn's action (not a setup swap) to
+            sending it, while a seat of the table is held by a person (not a bot), so that people
+            can follow the play (:meth:`pause`); 0: at once. The server's own bots get the
+            server's ``bot_delay``; a table of bots only plays at full speed.
     """
 
     def __init__(
@@ -110,8 +116,10 @@ class BotRunner:
         start_games: bool = False,
         think_in_thread: bool = False,
         leave_at_end: bool = True,
+        pace: float = 0.0,
     ) -> None:
         self.bot = bot
+        self.pace = pace
         #: Leave the table when ``games`` have ended. False at a tournament's table, which the
         #: server closes itself when its one game ends (a ``leave`` then finds no table).
         self.leave_at_end = leave_at_end
@@ -235,7 +243,13 @@ class BotRunner:
             latest = self.client.states.get(table)
             if not legal or latest is None or latest.seq != seq or seq <= self._barrier:
                 return  # nothing to do, or a newer state is already queued (we act on that one)
+            loop = asyncio.get_running_loop()
+            read = loop.time()
             action = await self._choose(view)
+            pause = self.pause(view)
+            if pause > 0:
+                # From reading the state, thinking included (a slow bot waits no longer).
+                await asyncio.sleep(max(0.0, read + pause - loop.time()))
             try:
                 self._barrier = await self.client.act(table, seq, action)
                 self.stats.acts += 1
@@ -263,6 +277,17 @@ class BotRunner:
             except ConnectionLost as exc:
                 log.info("bot %s: act not answered: %s (the snapshot after reconnecting decides)", self.bot.name, exc)
                 return
+
+    def pause(self, view: View) -> float:
+        """Seconds to wait before acting on ``view``: :attr:`pace` for a turn's action (the
+        ``announce`` and ``play`` phases) while a person holds a seat at the table (by its latest
+        summary), 0 otherwise (setup swaps, a table of bots only)."""
+        if self.pace <= 0 or view["phase"] not in ("announce", "play") or self.table is None:
+            return 0.0
+        summary = self.client.summaries.get(self.table)
+        if summary is None:
+            return 0.0
+        return self.pace if any(s is not None and not s["bot"] for s in summary["seats"]) else 0.0
 
     async def _fallback(self, table: int, seq: int, action: str) -> None:
         try:

@@ -146,12 +146,17 @@ class PlayOptions:
         games: stop after this many games have ended at the table (None: play on).
         think_in_thread: call ``bot.choose`` in a worker thread (see
             :class:`~client.bot_runner.BotRunner`).
+        pace: seconds to wait from a state that asks for a play to the play, while a person
+            (a seat that is not a bot) sits at the table, so that people can follow; 0: none
+            (see :class:`~client.bot_runner.BotRunner`; the server's own bots get its
+            ``bot_delay``).
     """
 
     login: LoginOptions
     seating: Seating = field(default_factory=Seating)
     games: int | None = None
     think_in_thread: bool = False
+    pace: float = 0.0
 
 
 async def connect_bot(login: LoginOptions) -> Client:
@@ -253,6 +258,7 @@ async def play(bot: Bot, options: PlayOptions, *, on_seated: Callable[[int, int]
             games=options.games,
             start_games=options.seating.create is not None,
             think_in_thread=options.think_in_thread,
+            pace=options.pace,
         )
         table, seat = await take_seat(runner, options.seating)
         if on_seated is not None:

@@ -64,15 +64,18 @@ class HouseBots:
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         """Log ``bot`` in as ``name``, seat it at ``table`` (with ``token``: take back the seat
         it held before the server restarted, or the seat it stands in for) and let it play there
         (for ever: it stays for every game of the table's series, until the table or its seat
-        goes). Returns its seat; raises why it could not sit."""
+        goes), waiting ``delay`` seconds before each play while a person sits at the table
+        (:attr:`client.hosting.PlayOptions.pace`). Returns its seat; raises why it could not sit."""
         options = PlayOptions(
             login=self._login(bot, host, port, name, password),
             seating=Seating(table=table, seat=seat, token=token),
             think_in_thread=thinks_in_thread(bot),
+            pace=delay,
         )
         seated: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 

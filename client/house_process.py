@@ -110,6 +110,7 @@ class HouseProcess:
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         """As :meth:`client.house.HouseBots.seat`, in the child. Raises ``RuntimeError`` with
         the child's reason when the bot could not sit (or the child died first)."""
@@ -122,6 +123,7 @@ class HouseProcess:
             "name": name,
             "password": password,
             "token": token,
+            "delay": delay,
         }
         return int(await self._call("seat", args))
 
@@ -231,9 +233,10 @@ class HouseProcesses:
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         return await self.tables.seat(
-            bot, host=host, port=port, table=table, seat=seat, name=name, password=password, token=token
+            bot, host=host, port=port, table=table, seat=seat, name=name, password=password, token=token, delay=delay
         )
 
     async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:

@@ -99,6 +99,9 @@ SETTING_HELP: dict[str, str] = {
     " cut can lose the last seconds) or `full` (each commit synced to the disk; `--sync`).",
     "action_seconds": "Clock per action of a table that does not set `action_seconds` (`--action-seconds`).",
     "bank_seconds": "Time bank per seat and game of a table that does not set `bank_seconds`.",
+    "bot_delay": "Seconds the server's own bots (`add_bot`, stand-ins) wait before each of their plays at"
+    " a table where a person holds a seat, so that people can follow the play (`--bot-delay`; 0: no wait)."
+    " Bots at bot-only tables and in tournaments play at once.",
     "advertise": "Announce the server on the LAN by DNS-SD (`--no-advertise`: false); see Transport.",
     "web": "Serve the browser client and its WebSocket on the same port (`--no-web`: false); see WebSocket.",
     "name": "The server's name in the clients' list of servers found (`--name`; empty: the machine's name).",

@@ -103,6 +103,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the last seconds; full: every commit is synced to the disk (slower)",
     )
     p.add_argument("--action-seconds", type=float, help="default time per action for new tables (default 60)")
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        help="seconds the server's bots wait before each play at a table with people (default 1; 0: none)",
+    )
     p.add_argument("--name", help="the server's name in the list players see (default: this machine's name)")
     p.add_argument(
         "--no-advertise",
@@ -223,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             restart_grace=args.restart_grace,
             synchronous=args.synchronous,
             action_seconds=args.action_seconds,
+            bot_delay=args.bot_delay,
             advertise=args.advertise,
             web=args.web,
             name=args.name,

@@ -111,7 +111,9 @@ class App:
         self._tasks: set[asyncio.Task[None]] = set()
         self.stopping = False
         self._house_losses: list[float] = []  # when the bots' process died lately (monotonic)
-        self.hosted = HostedBots(bots, address=lambda: (self.local_host, self.port), spawn=self.spawn)
+        self.hosted = HostedBots(
+            bots, address=lambda: (self.local_host, self.port), spawn=self.spawn, delay=config.bot_delay
+        )
         self.quotas = Quotas(config)
         self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over, quotas=self.quotas)
         self.accounts = Accounts(

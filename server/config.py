@@ -110,6 +110,10 @@ class ServerConfig:
     """Default per-action clock of a new table (tables may set their own)."""
     bank_seconds: float = 0.0
     """Default time bank of a new table."""
+    bot_delay: float = 1.0
+    """Seconds the server's own bots (``add_bot``, stand-ins) wait before each play at a table
+    where a person holds a seat, so that people can follow the play (0: no wait). Bot-only
+    tables and tournaments play at full speed."""
     advertise: bool = True
     """Advertise the server on the LAN (DNS-SD/mDNS, :mod:`server.advertise`)."""
     web: bool = True

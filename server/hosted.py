@@ -39,10 +39,13 @@ class BotHost(Protocol):
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         """Start ``bot``, seat it at ``table`` (``seat`` or the first free one; with ``token``, it
         resumes the seat that token holds) and return its seat once it sits there; it then plays
-        until its table goes away. Raises on failure."""
+        until its table goes away. While a person holds a seat at its table, it waits ``delay``
+        seconds from the state that asks it to play to its play (the server's ``bot_delay``).
+        Raises on failure."""
         ...
 
     async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
@@ -68,10 +71,14 @@ class HostedBots:
     """The bundled bots of one server: their one-time logins, names and runs.
 
     ``address`` gives where the bots connect (host and port of this server, once it listens);
-    ``spawn`` runs a bot's start-up as a server task."""
+    ``spawn`` runs a bot's start-up as a server task; ``delay``: the wait of the bots it seats at
+    tables (``bot_delay``) before each play while a person sits there."""
 
-    def __init__(self, host: BotHost | None, *, address: Callable[[], tuple[str, int]], spawn: Spawn) -> None:
+    def __init__(
+        self, host: BotHost | None, *, address: Callable[[], tuple[str, int]], spawn: Spawn, delay: float = 0.0
+    ) -> None:
         self.host = host
+        self.delay = delay
         self.address = address
         self.spawn = spawn
         self.logins: dict[str, str] = {}
@@ -117,7 +124,15 @@ class HostedBots:
         host, port = self.address()
         try:
             return await self.host.seat(
-                kind, host=host, port=port, table=table, seat=seat, name=name, password=password, token=token
+                kind,
+                host=host,
+                port=port,
+                table=table,
+                seat=seat,
+                name=name,
+                password=password,
+                token=token,
+                delay=self.delay,
             )
         finally:
             self.logins.pop(name, None)  # used or failed: never good again

@@ -13,12 +13,16 @@ from server.config import Limits, ServerConfig
 
 @pytest.fixture
 async def make_app(tmp_path: Any) -> AsyncIterator[Callable[..., Awaitable[App]]]:
-    """``await make_app(limits=Limits(...), password=..., bots=host, web_files=files, ...)``: a started server."""
+    """``await make_app(limits=Limits(...), password=..., bots=host, web_files=files, ...)``: a started server.
+
+    Its bots play at once (``bot_delay`` 0) unless the test gives a ``bot_delay``: the suite's
+    games against bots at tables with people would otherwise wait a second a play."""
     apps: list[App] = []
 
     async def make(
         *, limits: Limits | None = None, db: str | None = None, bots: Any = None, web_files: Any = None, **settings: Any
     ) -> App:
+        settings.setdefault("bot_delay", 0.0)
         cfg = ServerConfig(
             host="127.0.0.1",
             port=0,

@@ -41,8 +41,9 @@ def free_port() -> int:
 class LiveServer:
     """The real server (``python -m server``) in a child process on 127.0.0.1:port.
 
-    The command line is ``--host 127.0.0.1 --port PORT --db DB --no-advertise`` and then
-    ``options``; its environment is this process's plus ``env``. The port is chosen once (a free
+    The command line is ``--host 127.0.0.1 --port PORT --db DB --no-advertise --bot-delay 0`` and
+    then ``options`` (which may give another ``--bot-delay``: the last one counts); its
+    environment is this process's plus ``env``. The port is chosen once (a free
     one) and kept by every start, as is ``db``. Every start appends the server's stderr to
     ``stderr_path``; every stdout line of every start is kept in :attr:`output`."""
 
@@ -76,6 +77,8 @@ class LiveServer:
             "--db",
             str(self.db),
             "--no-advertise",
+            "--bot-delay",  # the bots play at once (the tests' games would wait a second a play)
+            "0",
             *self.options,
         ]
 

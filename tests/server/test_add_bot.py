@@ -40,6 +40,7 @@ class FirstLegalHost:
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         c = await TestClient.connect(port, name=name, host=host)
         self.clients.append(c)

@@ -60,6 +60,7 @@ class RunnerBotHost:
         name: str,
         password: str,
         token: str | None = None,
+        delay: float = 0.0,
     ) -> int:
         client = await Client.connect(host, port, client_name="test bot host", reconnect=False)
         self.clients.append(client)
