@@ -44,7 +44,9 @@ __all__ = [
     "Logout",
     "Ping",
     "Register",
+    "RemoveBot",
     "Resume",
+    "SetSeats",
     "Start",
     "StartTournament",
     "StateMode",
@@ -220,6 +222,31 @@ class AddBot(Message):
     seat: int | None = fld(
         Kind.INT, default=None, lo=0, hi=MAX_SEATS - 1, doc="Wanted seat; omitted: the first free seat."
     )
+
+
+@wire_message
+class RemoveBot(Message):
+    """Take a bot out of its seat, which becomes free (the table's owner only, while no game
+    runs); answered by ``ok``. One of the server's own bots stops; another bot is told that the
+    seat is no longer its own."""
+
+    TYPE = "remove_bot"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    seat: int = fld(Kind.INT, lo=0, hi=MAX_SEATS - 1, doc="The bot's seat.")
+
+
+@wire_message
+class SetSeats(Message):
+    """Change a table's number of seats (the table's owner only, before its first game);
+    answered by ``ok``. Seats are added or taken away at the end."""
+
+    TYPE = "set_seats"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    table: int = table_id()
+    seats: int = fld(Kind.INT, lo=2, hi=MAX_SEATS, doc="The new number of seats, within the preset's player range.")
 
 
 @wire_message

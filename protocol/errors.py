@@ -73,6 +73,7 @@ class ErrorCode(StrEnum):
     BAD_TOKEN = "BAD_TOKEN"
     UNKNOWN_GAME = "UNKNOWN_GAME"
     UNKNOWN_BOT = "UNKNOWN_BOT"
+    NOT_A_BOT = "NOT_A_BOT"
     UNKNOWN_TOURNAMENT = "UNKNOWN_TOURNAMENT"
     BAD_TOURNAMENT = "BAD_TOURNAMENT"
     NOT_INVITED = "NOT_INVITED"
@@ -210,6 +211,10 @@ ERROR_HELP: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_BOT: (
         "No bundled bot has that name, or this server runs no bots; the message lists the names "
         "it knows. Pick one of those."
+    ),
+    ErrorCode.NOT_A_BOT: (
+        "remove_bot named a seat that holds no bot (it is free, or a person sits there). "
+        "The table's summary shows who sits where."
     ),
     ErrorCode.UNKNOWN_TOURNAMENT: ("No tournament has this id. list_tournaments shows them."),
     ErrorCode.BAD_TOURNAMENT: (

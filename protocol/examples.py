@@ -23,7 +23,9 @@ from .client_messages import (
     Logout,
     Ping,
     Register,
+    RemoveBot,
     Resume,
+    SetSeats,
     Start,
     StartTournament,
     Watch,
@@ -198,6 +200,8 @@ EXAMPLES: dict[str, Message] = {
     "logout": Logout(id=30),
     "list_tables": ListTables(id=3),
     "add_bot": AddBot(id=9, table=7, bot="greedy"),
+    "remove_bot": RemoveBot(id=20, table=7, seat=2),
+    "set_seats": SetSeats(id=21, table=7, seats=3),
     "create_table": CreateTable(
         id=4,
         name="Friday night",

@@ -1,5 +1,5 @@
 """The lobby: the tables of one server and the requests about them (list, create, join,
-leave, watch, start, act, chat, resume, add_bot).
+leave, watch, start, act, chat, resume, add_bot, remove_bot, set_seats).
 
 Each handler checks the request, lets the table (:class:`server.table.Table`) change and
 returns a :class:`~server.reply.Reply`: the answer, what the change means for everyone else
@@ -26,7 +26,9 @@ from protocol.messages import (
     Leave,
     ListTables,
     Ok,
+    RemoveBot,
     Resume,
+    SetSeats,
     Start,
     TableCreated,
     Tables,
@@ -44,6 +46,7 @@ from server.hosted import HostedBots
 from server.identity import house_identity
 from server.quotas import Quotas
 from server.reply import Handlers, Reply
+from server.seating import hand_to_bot, remove_bot, set_seats
 from server.session import ClientSession
 from server.table import Changed, Outbox, Table
 
@@ -88,6 +91,8 @@ class Lobby:
         handlers.add(Chat, self._chat, writes=False)  # (chat is not kept)
         handlers.add(Resume, self._resume, writes=True)
         handlers.add(AddBot, self._add_bot, writes=True)
+        handlers.add(RemoveBot, self._remove_bot, writes=True)
+        handlers.add(SetSeats, self._set_seats, writes=True)
 
     # --- the registry
 
@@ -295,7 +300,7 @@ class Lobby:
         if msg.seat is not None and msg.seat < t.nseats and t.seats[msg.seat] is not None:
             # A stand-in for a player who has gone (during a game too).
             name = self.hosted.new_name(msg.bot)
-            token = t.hand_to_bot(s, msg.seat, name, msg.bot, time.monotonic(), self.config.reconnect_grace)
+            token = hand_to_bot(t, s, msg.seat, name, msg.bot, time.monotonic(), self.config.reconnect_grace)
             out = Outbox(saves=[Changed(t)])
         else:
             if t.running:
@@ -317,3 +322,21 @@ class Lobby:
             return Ok(id=msg.id)
 
         return Reply(out=out, later=seat_it())
+
+    def _remove_bot(self, s: ClientSession, msg: RemoveBot) -> Reply:
+        t = self.table(msg.table)
+        out = Outbox()
+        bot = remove_bot(t, s, msg.seat, out)
+        after = []
+        if isinstance(bot, ClientSession):
+            if bot.house is not None:
+                after.append(bot.close)  # the server's own bot: its work here is done
+            else:
+                note = f"the owner of table {t.id} took your seat {msg.seat} back"
+                out.send(bot, Error(code=ErrorCode.BAD_TOKEN, message=note, table=t.id))
+        return Reply(Ok(id=msg.id), out, after=after)
+
+    def _set_seats(self, s: ClientSession, msg: SetSeats) -> Reply:
+        out = Outbox()
+        set_seats(self.table(msg.table), s, msg.seats, out)
+        return Reply(Ok(id=msg.id), out)

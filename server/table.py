@@ -385,27 +385,6 @@ class Table:
                         self._update(out)
                 return
 
-    def hand_to_bot(self, session: Session, seat: int, bot: str, kind: str, now: float, grace: float) -> str:
-        """The owner hands the seat of a player away for ``grace`` seconds or more to bundled bot
-        ``bot`` (of ``kind``), which then plays for them; returns the token the bot resumes with.
-        The player takes the seat back by :meth:`resume`."""
-        if session.identity != self.owner_id:
-            raise TableError(ErrorCode.NOT_OWNER, f"only the table's owner ({self.owner}) can add bots")
-        s = self.seats[seat]
-        assert s is not None
-        if s.session is not None or s.away_since is None:
-            who = "a bot" if s.stand_in else s.name
-            raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken: {who} is playing it")
-        away = now - s.away_since
-        if away < grace:
-            raise TableError(
-                ErrorCode.SEAT_TAKEN,
-                f"{s.name} has been away {away:.0f} s; a seat can be handed to a bot after {grace:g} s",
-            )
-        token, s.stand_in_hash = new_token()
-        s.stand_in, s.stand_in_kind = bot, kind
-        return token
-
     def resume(self, session: Session, token: str | None, out: Outbox, now: float) -> tuple[int, Session | None]:
         """Give the seat whose token this is to ``session``; returns the seat and the connection
         that held it until now (an older connection of the player, or the stand-in bot), if any.
@@ -692,6 +671,11 @@ class Table:
             now=now,
             acted=acted,
         )
+
+    def changed(self, out: Outbox) -> None:
+        """Everyone at the table gets its summary and the journal its snapshot: for a change made
+        from outside (:mod:`server.seating`)."""
+        self._update(out)
 
     def _update(self, out: Outbox, *, stored: bool = True) -> None:
         out.saves.extend([Changed(self)] if stored else ())  # (stored: what the snapshot keeps changed)

@@ -128,6 +128,17 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await b.refuse(alice, {"type": "add_bot", "table": t1, "bot": "greedy", "seat": 0}, "SEAT_TAKEN")
     await b.refuse(carol, {"type": "add_bot", "table": t2, "bot": "greedy"}, "TABLE_FULL")
 
+    # remove_bot and set_seats: unknown table, not the owner, no bot there, out of range, a seat
+    # that would go is taken.
+    await b.refuse(bob, {"type": "remove_bot", "table": 999, "seat": 0}, "UNKNOWN_TABLE")
+    await b.refuse(bob, {"type": "remove_bot", "table": t1, "seat": 0}, "NOT_OWNER")
+    await b.refuse(alice, {"type": "remove_bot", "table": t1, "seat": 0}, "NOT_A_BOT")
+    await b.refuse(bob, {"type": "set_seats", "table": 999, "seats": 3}, "UNKNOWN_TABLE")
+    await b.refuse(bob, {"type": "set_seats", "table": t1, "seats": 3}, "NOT_OWNER")
+    await b.refuse(alice, {"type": "set_seats", "table": t1, "seats": 16}, "BAD_RULES")
+    await carol.ok({"type": "join", "table": t3, "seat": 2}, "joined")
+    await b.refuse(carol, {"type": "set_seats", "table": t3, "seats": 2}, "SEAT_TAKEN")
+
     # start: not the owner, not enough players; act and chat before/around a game.
     await b.refuse(bob, {"type": "start", "table": t2}, "NOT_OWNER")
     await b.refuse(alice, {"type": "start", "table": t1}, "NOT_ENOUGH_PLAYERS")
@@ -142,6 +153,8 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await b.refuse(bob, {"type": "join", "table": t2}, "ALREADY_STARTED")
     await b.refuse(carol, {"type": "add_bot", "table": t3, "bot": "greedy", "seat": 9}, "SEAT_TAKEN")
     await b.refuse(carol, {"type": "add_bot", "table": t2, "bot": "greedy"}, "ALREADY_STARTED")
+    await b.refuse(carol, {"type": "remove_bot", "table": t2, "seat": 1}, "ALREADY_STARTED")
+    await b.refuse(carol, {"type": "set_seats", "table": t2, "seats": 3}, "ALREADY_STARTED")
     await b.refuse(bob, {"type": "act", "table": t2, "seq": 1, "action": "ready"}, "NOT_SEATED")
     await carol.wait_for(lambda: t2 in carol.states)
     seq = carol.states[t2]["seq"]

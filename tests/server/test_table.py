@@ -12,6 +12,7 @@ from server.identity import house_identity
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
 from server.engine import ReplayRecord, event_to_dict, format_action, make_rules, parse_cards, stack_deck
+from server.seating import hand_to_bot
 from server.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
 
@@ -382,10 +383,10 @@ def test_a_stand_in_plays_for_an_absent_player_who_takes_the_seat_back() -> None
     out = Outbox()
     t.disconnected(b, out, 1.0)
     assert presences(out, a) == [(1, "dropped", None)]
-    refused(ErrorCode.NOT_OWNER, t.hand_to_bot, b, 1, "greedy-7", "greedy", 200.0, 120.0)
-    refused(ErrorCode.SEAT_TAKEN, t.hand_to_bot, a, 1, "greedy-7", "greedy", 60.0, 120.0)  # too soon
-    refused(ErrorCode.SEAT_TAKEN, t.hand_to_bot, a, 0, "greedy-7", "greedy", 200.0, 120.0)  # alice is here
-    bot_token = t.hand_to_bot(a, 1, "greedy-7", "greedy", 200.0, 120.0)
+    refused(ErrorCode.NOT_OWNER, hand_to_bot, t, b, 1, "greedy-7", "greedy", 200.0, 120.0)
+    refused(ErrorCode.SEAT_TAKEN, hand_to_bot, t, a, 1, "greedy-7", "greedy", 60.0, 120.0)  # too soon
+    refused(ErrorCode.SEAT_TAKEN, hand_to_bot, t, a, 0, "greedy-7", "greedy", 200.0, 120.0)  # alice is here
+    bot_token = hand_to_bot(t, a, 1, "greedy-7", "greedy", 200.0, 120.0)
     bot = Fake("greedy-7", bot=True, house="greedy")
     refused(ErrorCode.BAD_TOKEN, t.resume, bot, tokens[1], Outbox(), 201.0)  # not the player's token
     out = Outbox()
