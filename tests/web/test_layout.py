@@ -106,11 +106,12 @@ def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: 
     assert biggest >= 8, f"the hand never grew past {biggest} cards"
 
 
-def test_a_hand_of_any_size_stays_in_view_at_200_percent(live_server: LiveServer, browser: Browser) -> None:
-    """At 200 % zoom the player picks up the pile whenever allowed, the whole game: the hand
-    grows to several rows of fanned cards (past 30 in trials), and at every turn each card is
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_hand_of_any_size_stays_in_view(live_server: LiveServer, browser: Browser, size: str) -> None:
+    """The player picks up the pile whenever allowed, the whole game: the hand grows to a wide
+    fan (at 200 % zoom several rows; past 30 cards in trials), and at every turn each card is
     still inside the viewport with its corner free to tap."""
-    width, height, scale = SIZES["200 % zoom (180x320)"]
+    width, height, scale = SIZES[size]
     server = live_server()
     driver = browser(width, height, mobile=True, scale=scale)
     sit_down_with_bots(driver, server.url, "alice")

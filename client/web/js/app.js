@@ -21,7 +21,7 @@ import { keptOf, newTable, reduceTable } from "./model.js";
 import { Link, Refused, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { NAME_RULE, checkName } from "./names.js";
 import { refusalText } from "./reasons.js";
-import { tableScreen } from "./table.js";
+import { fitHand, tableScreen } from "./table.js";
 import { h, pauseClocks, startClocks } from "./ui.js";
 
 const store = {
@@ -252,6 +252,7 @@ function render() {
   document.getElementById("logout").hidden = !app.me;
   document.body.classList.toggle("at-table", app.screen === "table");
   document.body.classList.toggle("in-game", Boolean(el.querySelector(".table-screen.playing")));
+  fitHand(el);
 }
 
 function currentTable() {
@@ -533,6 +534,7 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
+window.addEventListener("resize", () => fitHand(root()));
 document.getElementById("logout").addEventListener("click", askLogout);
 
 function toggleColours() {

@@ -9,6 +9,7 @@
 
 import { ACTION_LABELS, ordinal, parseAction, short, shortList } from "./cards.js";
 import { refusalText, selectionProblem } from "./reasons.js";
+import { removeBotButton, seatCount } from "./seating.js";
 import { backEl, cardEl, clockEl, clocksOf, feedEl, h, pileEl, seatEl, tallyEl } from "./ui.js";
 
 /**
@@ -60,6 +61,7 @@ function waitingRoom(ctx, id, t, owner) {
         ? h("span", { class: "name", title: seat.name }, `${seat.name}${seat.bot ? " (bot)" : ""}${seat.away ? " (away)" : ""}${i === t.seat ? " (you)" : ""}`)
         : h("span", { class: "quiet" }, "free seat"),
       !seat && owner ? botPicker(ctx, id, i) : null,
+      seat && seat.bot && owner && s.status === "waiting" ? removeBotButton(seat.name, i, (n) => act(ctx, { type: "remove_bot", table: id, seat: n })) : null,
     ),
   );
   const free = seats.filter((x) => !x).length;
@@ -83,12 +85,37 @@ function waitingRoom(ctx, id, t, owner) {
           h("p", { class: "quiet", id: "start-why" }, why),
         )
       : h("p", { class: "quiet" }, why || `Waiting for ${ownerName} to ${t.over || over ? "deal the next game" : "start"}.`),
-    h("section", { class: "panel" }, h("h2", {}, s ? `${presetLabel(s.preset)}, ${seats.length} seats` : "Table"), h("ol", { class: "seats" }, seatRows)),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, s ? `${presetLabel(s.preset)}, ${seats.length} seats` : "Table"),
+      owner && s && !s.games_played && !t.state ? seatCount(s, ctx.catalog, (n) => act(ctx, { type: "set_seats", table: id, seats: n })) : null,
+      h("ol", { class: "seats" }, seatRows),
+    ),
     ctx.invite(id),
   );
 }
 
 /** "six_players" -> "Six players": a preset's name as a menu shows it. */
+/** Overlap the rows of a hand that wraps into several rows (where the style gives its rows a
+ * `--band`, at 200 % zoom) just enough that the last row ends inside the viewport: the space
+ * above the hand varies with what the pile's facts say, so no fixed band fits every screen. A
+ * row never shows less than MIN_BAND px of its cards (the rank). Call after the hand is drawn. */
+export function fitHand(root) {
+  const hand = root.querySelector(".hand.many");
+  if (!hand) return;
+  hand.style.removeProperty("--band");
+  const cards = [...hand.querySelectorAll(".card")];
+  const tops = [...new Set(cards.map((c) => c.getBoundingClientRect().top))].sort((a, b) => a - b);
+  if (tops.length < 2) return;
+  const band = (tops[tops.length - 1] - tops[0]) / (tops.length - 1);
+  const bottom = cards[cards.length - 1].getBoundingClientRect().bottom + window.scrollY;
+  const over = bottom + EDGE - document.documentElement.clientHeight;
+  if (over > 0) hand.style.setProperty("--band", `${Math.max(MIN_BAND, band - over / (tops.length - 1))}px`);
+}
+const MIN_BAND = 16; // px
+const EDGE = 2; // px kept between the last row and the bottom of the screen
+
 export function presetLabel(name) {
   const words = String(name).replaceAll("_", " ");
   return words[0].toUpperCase() + words.slice(1);
@@ -220,7 +247,7 @@ function myArea(ctx, id, t, clocks) {
   const hand = v.hand ?? [];
   const handEl = h(
     "div",
-    { class: hand.length > 39 ? "hand many huge" : hand.length > 9 ? "hand many" : "hand", role: "group", "aria-label": `your hand, ${hand.length} card${hand.length === 1 ? "" : "s"}`, style: { "--n": String(Math.max(hand.length, 1)) } },
+    { class: hand.length > 9 ? "hand many" : "hand", role: "group", "aria-label": `your hand, ${hand.length} card${hand.length === 1 ? "" : "s"}`, style: { "--n": String(Math.max(hand.length, 1)) } },
     hand.map((c, i) => cardEl(c, { id: `card-hand-${i}`, selected: isSel("hand", c), playable: playable.has(c), onTap: () => toggle("hand", c) })),
   );
   const flips = new Set(legal.filter((a) => a.startsWith("flip ")).map((a) => Number(parseAction(a).args[0])));
