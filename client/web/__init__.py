@@ -34,6 +34,7 @@ FILES: tuple[str, ...] = (
     "js/net.js",
     "js/qr.js",
     "js/reasons.js",
+    "js/seating.js",
     "js/table.js",
     "js/tv.js",
     "js/ui.js",

@@ -37,6 +37,7 @@ const CODES = {
   NOT_ENOUGH_PLAYERS: "Every seat must be taken before the game can start.",
   ALREADY_STARTED: "The game has started: seats cannot change now.",
   NOT_OWNER: "Only the table's owner can do that.",
+  NOT_A_BOT: "There is no bot in that seat any more.",
   INTERNAL_ERROR: "Something went wrong on the server. Try again.",
   STORAGE_FAILED: "The server cannot save right now; play goes on by itself in a moment.",
 };
