@@ -27,6 +27,7 @@ from functools import partial
 from typing import Protocol
 
 from protocol.errors import ErrorCode
+from protocol.names import name_key
 from protocol.messages import (
     CancelTournament,
     CreateTournament,
@@ -106,6 +107,10 @@ class TournamentHost(Protocol):
         """What one player and one address may hold, and a tournament's bounds."""
         ...
 
+    def name_holder(self, key: str) -> str | None:
+        """The identity that holds the name of key ``key`` (:func:`protocol.names.name_key`)."""
+        ...
+
 
 class _Director:
     """The owner of tournament tables (it starts their games)."""
@@ -177,7 +182,7 @@ class TournamentService:
                 ErrorCode.UNKNOWN_BOT,
                 f"no bot {unknown[0]!r}; this server runs: " + (", ".join(known) if known else "no bots"),
             )
-        bot_names = _bot_names(bots)
+        bot_names = _bot_names(bots, self._name_taken(msg.participants or ()))
         expected = None
         if msg.participants is not None:
             expected = tuple(msg.participants) + tuple(bot_names)
@@ -224,6 +229,16 @@ class TournamentService:
             partial(self.host.enter_bot, bot, name, tournament=t.id) for bot, name in zip(bots, bot_names, strict=True)
         ]
         return Reply(TournamentCreated(id=msg.id, tournament=t.id), after=starts)
+
+    def _name_taken(self, participants: Sequence[str]) -> Callable[[str], bool]:
+        """Whether a new bundled bot participant may not take a name: somebody holds it (a
+        player, or the bot of another tournament now playing), a bot of an unfinished tournament
+        will log in with it, or it is one of the tournament's invited participants."""
+        reserved = {name_key(p) for p in participants}
+        for t in self.tournaments.values():
+            if t.status != FINISHED:
+                reserved.update(name_key(b) for b in t.settings.bots)
+        return lambda name: name_key(name) in reserved or self.host.name_holder(name_key(name)) is not None
 
     def _changed(self, t: Tournament) -> None:
         self.host.tournament_changed(t.id)
@@ -529,11 +544,17 @@ def _bot_kind(name: str) -> str:
     return base if base and number.isdigit() else name
 
 
-def _bot_names(bots: list[str]) -> list[str]:
-    """Participant names for bundled bots: the bot's name, then name-2, name-3 ... for repeats."""
+def _bot_names(bots: list[str], taken: Callable[[str], bool]) -> list[str]:
+    """Participant names for bundled bots: the bot's name, then name-2, name-3 ... for repeats,
+    skipping every name ``taken`` (two tournaments of greedy bots at once: greedy, then greedy-2
+    for the second, whose bots could not log in under names the first one's hold)."""
     seen: Counter[str] = Counter()
     out = []
     for b in bots:
-        seen[b] += 1
-        out.append(b if seen[b] == 1 else f"{b}-{seen[b]}")
+        while True:
+            seen[b] += 1
+            name = b if seen[b] == 1 else f"{b}-{seen[b]}"
+            if not taken(name):
+                break
+        out.append(name)
     return out
