@@ -236,8 +236,8 @@ async def find_table(
                 raise
             return int(summary["table"]), held.seat
         log.debug("no free table yet; looking again in %.1f s", poll_seconds)
-        # Polling is the protocol's way to wait for a table to appear (there is no lobby push
-        # for clients that are not seated anywhere).
+        # (watch_lobby would push the list as it changes; a bot that waits for a free seat
+        # once in a while asks again instead, which keeps this loop simple.)
         await asyncio.sleep(poll_seconds)
 
 

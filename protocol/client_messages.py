@@ -50,7 +50,9 @@ __all__ = [
     "Start",
     "StartTournament",
     "StateMode",
+    "UnwatchLobby",
     "Watch",
+    "WatchLobby",
 ]
 
 
@@ -135,6 +137,25 @@ class ListTables(Message):
     """Ask for the open tables; answered by ``tables``."""
 
     TYPE = "list_tables"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class WatchLobby(Message):
+    """Follow the list of open tables: answered by ``tables`` (the list now), after which the
+    server pushes ``lobby_update`` whenever a table opens, closes or its summary changes."""
+
+    TYPE = "watch_lobby"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class UnwatchLobby(Message):
+    """Stop following the list of open tables (no more ``lobby_update``); answered by ``ok``."""
+
+    TYPE = "unwatch_lobby"
     DIRECTION = Direction.C2S
     id: int = request_id()
 

@@ -28,7 +28,9 @@ from .client_messages import (
     SetSeats,
     Start,
     StartTournament,
+    UnwatchLobby,
     Watch,
+    WatchLobby,
 )
 from .errors import ErrorCode
 from .message_base import C2S, S2C, Message
@@ -39,6 +41,7 @@ from .server_messages import (
     GameOver,
     GoingAway,
     Joined,
+    LobbyUpdate,
     LoggedIn,
     Ok,
     Pong,
@@ -199,6 +202,8 @@ EXAMPLES: dict[str, Message] = {
     "login": Login(id=2, name="alice", password="correct horse"),
     "logout": Logout(id=30),
     "list_tables": ListTables(id=3),
+    "watch_lobby": WatchLobby(id=22),
+    "unwatch_lobby": UnwatchLobby(id=23),
     "add_bot": AddBot(id=9, table=7, bot="greedy"),
     "remove_bot": RemoveBot(id=20, table=7, seat=2),
     "set_seats": SetSeats(id=21, table=7, seats=3),
@@ -290,6 +295,7 @@ EXAMPLES: dict[str, Message] = {
         deadline=29.5,
     ),
     "table_update": TableUpdate(table=7, summary=_SUMMARY_EXAMPLE),
+    "lobby_update": LobbyUpdate(tables=(_SUMMARY_EXAMPLE,)),
     "chat_message": ChatMessage(table=7, seat=1, name="bob", text="good luck!"),
     "game_over": GameOver(
         table=7,

@@ -56,7 +56,9 @@ from .client_messages import (
     StartTournament,
     TURN_STATES_MAX_EVENTS,
     StateMode,
+    UnwatchLobby,
     Watch,
+    WatchLobby,
 )
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .examples import EXAMPLES
@@ -82,6 +84,7 @@ from .server_messages import (
     GameOver,
     GoingAway,
     Joined,
+    LobbyUpdate,
     LoggedIn,
     Ok,
     Pong,
@@ -132,6 +135,7 @@ __all__ = [
     "Leave",
     "ListTables",
     "ListTournaments",
+    "LobbyUpdate",
     "LoggedIn",
     "Login",
     "Logout",
@@ -159,7 +163,9 @@ __all__ = [
     "TournamentInfo",
     "TournamentOver",
     "Tournaments",
+    "UnwatchLobby",
     "Watch",
+    "WatchLobby",
     "Watching",
     "Welcome",
     "decode_message",

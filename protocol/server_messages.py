@@ -33,6 +33,7 @@ __all__ = [
     "GameOver",
     "GoingAway",
     "Joined",
+    "LobbyUpdate",
     "LoggedIn",
     "Ok",
     "Pong",
@@ -96,6 +97,16 @@ class Tables(Message):
     DIRECTION = Direction.S2C
     id: int = reply_id()
     tables: Sequence[TableSummary] = fld(Kind.LIST, item=item(Kind.MAP), doc="Table summaries.")
+
+
+@wire_message
+class LobbyUpdate(Message):
+    """Pushed to a connection that follows the lobby (``watch_lobby``): the open tables, after a
+    change (a burst of changes makes one message)."""
+
+    TYPE = "lobby_update"
+    DIRECTION = Direction.S2C
+    tables: Sequence[TableSummary] = fld(Kind.LIST, item=item(Kind.MAP), doc="Every open table's summary.")
 
 
 @wire_message

@@ -56,6 +56,7 @@ from server.hosted import BotHost, HostedBots
 from server.identity import house_identity
 from server.journal import Journal
 from server.lobby import Lobby
+from server.lobby_watch import LobbyWatch
 from server.records import Records
 from server.reply import Handlers
 from server.session import ClientSession
@@ -115,7 +116,15 @@ class App:
             bots, address=lambda: (self.local_host, self.port), spawn=self.spawn, delay=config.bot_delay
         )
         self.quotas = Quotas(config)
-        self.lobby = Lobby(config, self.hosted, durable=self._durable, game_over=self._game_over, quotas=self.quotas)
+        self.lobby_watch = LobbyWatch(lambda: [t.summary() for t in self.lobby.tables.values()])
+        self.lobby = Lobby(
+            config,
+            self.hosted,
+            durable=self._durable,
+            game_over=self._game_over,
+            quotas=self.quotas,
+            changed=self.lobby_watch.changed,
+        )
         self.accounts = Accounts(
             config,
             db=self.db,
@@ -130,6 +139,7 @@ class App:
         self.sweeper = Sweeper(config, self.lobby, self.sessions, deliver=self.flush, game_over=self._game_over)
         self.handlers = Handlers()
         self.lobby.register(self.handlers)
+        self.lobby_watch.register(self.handlers)
         self.handlers.add(GetRecord, self.records.get_record, writes=False)
         self.handlers.add(Logout, self.accounts.logout, writes=False)  # (its row goes before its ok, as login's)
         self.tournaments.register_handlers(self.handlers)
@@ -141,6 +151,7 @@ class App:
             send=self._send,
             spawn=self.spawn,
             storage_failed=self._storage_failing,
+            lobby_changed=self.lobby_watch.changed,
         )
 
     # --- the parts, as tests and the entry point see them
@@ -291,6 +302,7 @@ class App:
             self.server.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self.lobby_watch.stop()
         if self.journal is not None:
             self._durable().heartbeat()
             if not await self.journal.drain(timeout=10.0):
@@ -377,6 +389,7 @@ class App:
             return
         self.sessions.discard(s)
         self.held.discard(s)
+        self.lobby_watch.gone(s)
         self.per_address[s.address] -= 1
         if self.per_address[s.address] <= 0:
             del self.per_address[s.address]
@@ -402,6 +415,8 @@ class App:
         write per session (held by the sessions until the journal has committed it)."""
         if out.saves:
             self._durable().save(out.saves)
+        if out.lobby:
+            self.lobby_watch.changed()
         self._send(out)
 
     def _send(self, out: Outbox) -> None:

@@ -53,7 +53,8 @@ class Dispatcher:
 
     ``save`` journals an outbox's facts (``saves``), ``send`` delivers its messages (held until the
     commit), ``spawn`` runs an answer that comes later as a task, ``login`` answers a login,
-    ``storage_failed`` tells whether the database cannot be written now."""
+    ``storage_failed`` tells whether the database cannot be written now, ``lobby_changed`` is
+    told when what a request did changed a table's summary (:attr:`Outbox.lobby`)."""
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class Dispatcher:
         send: Callable[[Outbox], None],
         spawn: Spawn,
         storage_failed: Callable[[], bool],
+        lobby_changed: Callable[[], None] = lambda: None,
     ) -> None:
         self.config = config
         self.handlers = handlers
@@ -74,6 +76,7 @@ class Dispatcher:
         self.send = send
         self.spawn = spawn
         self.storage_failed = storage_failed
+        self.lobby_changed = lobby_changed
         handlers.add(Hello, self._hello, writes=False, before_login=True)
         handlers.add(Ping, self._ping, writes=False, before_login=True)
         handlers.add(Login, self._login, writes=False, before_login=True)  # (an account: see _login)
@@ -117,6 +120,8 @@ class Dispatcher:
         # From here on the request is answered: what fails is logged, not answered again.
         if reply.free:
             s.refund()
+        if out is not None and out.lobby:
+            self.lobby_changed()
         answer = reply.answer
         try:
             if reply.later is not None:

@@ -57,7 +57,8 @@ class Lobby:
     """The tables of one server (see the module docstring).
 
     ``durable`` gives the journal (the server has one once it started); ``game_over`` is
-    told of every finished game, after the answer to the action that finished it."""
+    told of every finished game, after the answer to the action that finished it; ``changed``,
+    of every table closed (:mod:`server.lobby_watch`)."""
 
     def __init__(
         self,
@@ -67,8 +68,11 @@ class Lobby:
         durable: Callable[[], Durability],
         game_over: Callable[[Table, FinishedGame], None],
         quotas: Quotas | None = None,
+        changed: Callable[[], None] = lambda: None,
     ) -> None:
         self.config = config
+        self.changed = changed
+        """Told when a table closes (what a table's own changes mark in their outbox: ``lobby``)."""
         self.hosted = hosted
         self.durable = durable
         self.game_over = game_over
@@ -122,6 +126,7 @@ class Lobby:
         if t is None:
             return
         self.durable().table_gone(table_id)
+        self.changed()
         if t.tournament is None:  # (a tournament's bots play its next tables on the same connection)
             for st in t.seats:
                 if st is not None and isinstance(st.session, ClientSession) and st.session.house is not None:
@@ -217,7 +222,7 @@ class Lobby:
             )
         )
         self.opened_from[table.id] = s.address
-        out = Outbox(saves=[Changed(table)])
+        out = Outbox(saves=[Changed(table)], lobby=True)
         log.info("%s created table %d %r (%s, %d seats)", s.name, table.id, msg.name, msg.preset, msg.seats)
         return Reply(TableCreated(id=msg.id, table=table.id), out)
 

@@ -101,6 +101,9 @@ class Outbox:
 
     items: list[tuple[Session, Message | StateOut]] = field(default_factory=list)
     saves: list[Applied | Dealt | Changed] = field(default_factory=list)
+    lobby: bool = False
+    """A table's summary changed (or a table opened): what the lobby shows (its followers are
+    told, :mod:`server.lobby_watch`)."""
 
     def send(self, session: Session, msg: Message | StateOut) -> None:
         self.items.append((session, msg))
@@ -679,6 +682,7 @@ class Table:
 
     def _update(self, out: Outbox, *, stored: bool = True) -> None:
         out.saves.extend([Changed(self)] if stored else ())  # (stored: what the snapshot keeps changed)
+        out.lobby = True
         msg = TableUpdate(table=self.id, summary=self.summary())
         for r in self.recipients():
             out.send(r, msg)

@@ -49,7 +49,7 @@ const app = {
   suggestion: null, // a free name the server offered (NAME_TAKEN)
   typed: null, // the name last typed on the name screen (shown again after a refusal)
   confirmingLogout: false,
-  lobbyTimer: null,
+  followsLobby: false, // this connection was asked to follow the lobby (watch_lobby)
   invited: invitedTable(location), // a table whose invitation link opened this page
 };
 
@@ -191,6 +191,9 @@ function pushed(msg) {
     if (msg.type !== "table_update" && msg.type !== "game_over") keepLog(msg.table, t);
   }
   switch (msg.type) {
+    case "lobby_update":
+      setTables(msg.tables);
+      break;
     case "going_away":
       toast(msg.returning ? "The server is restarting: back in a moment" : "The server is going away");
       break;
@@ -224,11 +227,7 @@ function announce(text) {
 
 function show(screen) {
   app.screen = screen;
-  clearInterval(app.lobbyTimer);
-  if (screen === "lobby") {
-    refreshTables();
-    app.lobbyTimer = setInterval(refreshTables, 3000);
-  }
+  followLobby(screen === "lobby");
   render();
 }
 
@@ -309,16 +308,24 @@ function tableCtx() {
   };
 }
 
-async function refreshTables() {
-  if (!app.link.online) return;
+/** Follow the lobby while it is on the screen: the server answers with the tables and then
+ * pushes them as they change (`watch_lobby`, `lobby_update`); leaving it says so
+ * (`unwatch_lobby`). Offline, nothing is asked: the next login shows the screen again. */
+async function followLobby(on) {
+  if (!app.link.online || (!on && !app.followsLobby)) return;
+  app.followsLobby = on;
   try {
-    const tables = (await app.link.request({ type: "list_tables" })).tables;
-    const changed = JSON.stringify(tables) !== JSON.stringify(app.tables);
-    app.tables = tables;
-    if (changed && app.screen === "lobby") render();
+    const answer = await app.link.request({ type: on ? "watch_lobby" : "unwatch_lobby" });
+    if (on) setTables(answer.tables);
   } catch {
-    // offline for a moment: the next tick tries again
+    // the connection dropped: the next login follows again
   }
+}
+
+function setTables(tables) {
+  const changed = JSON.stringify(tables) !== JSON.stringify(app.tables);
+  app.tables = tables;
+  if (changed && app.screen === "lobby") render();
 }
 
 function nameScreen() {

@@ -76,9 +76,6 @@ async function main() {
   });
   wakeOnReturn(tv.link);
   tv.link.start(profile());
-  setInterval(() => {
-    if (tv.table === null && tv.link.online) follow();
-  }, 3000);
 }
 
 function restore() {
@@ -95,11 +92,12 @@ function keep() {
   sessionStorage.setItem(kept(), JSON.stringify({ feed: tv.feed, tally: tv.tally }));
 }
 
-/** Watch the table (again, after a reconnect), or list the tables to pick one. */
+/** Watch the table (again, after a reconnect), or follow the lobby to pick one: the server
+ * answers with the tables and pushes them as they change (`watch_lobby`, `lobby_update`). */
 async function follow() {
   if (tv.table === null) {
     try {
-      tv.tables = (await tv.link.request({ type: "list_tables" })).tables;
+      tv.tables = (await tv.link.request({ type: "watch_lobby" })).tables;
     } catch {
       return;
     }
@@ -107,6 +105,7 @@ async function follow() {
     return;
   }
   try {
+    await tv.link.request({ type: "unwatch_lobby" }); // (a table was picked: no more lists)
     await tv.link.request({ type: "watch", table: tv.table });
   } catch (err) {
     const other = () => {
@@ -133,6 +132,11 @@ function pick(id) {
 }
 
 function pushed(msg) {
+  if (msg.type === "lobby_update") {
+    tv.tables = msg.tables;
+    if (tv.table === null) render();
+    return;
+  }
   if (msg.table !== tv.table) return;
   if (msg.type === "state") {
     if (tv.state && tv.state.game !== msg.game) tv.over = null;
@@ -208,10 +212,21 @@ function banner() {
   return h("div", { class: "tv-banner", id: "tv-banner", dataset: { turn: String(seat) } }, h("span", { class: "who" }, `${name(seat)} to play`), clocks[seat] ? clockEl(clocks[seat]) : null);
 }
 
+/** Who sits at table `t` (its summary), as the lobby says it. */
+function whoSits(t) {
+  const who = t.seats.filter(Boolean).map((s) => `${s.name}${s.bot ? " (bot)" : ""}`);
+  return who.length ? h("span", { class: "who-sits" }, ` · ${who.join(", ")}`) : null;
+}
+
 function render() {
   if (tv.table === null) {
     const rows = tv.tables.map((t) =>
-      h("li", { class: "table-row" }, h("span", {}, `${t.name} · ${t.preset} · ${t.status}`), h("button", { class: "primary", onclick: () => pick(t.table) }, "Show")),
+      h(
+        "li",
+        { class: "table-row", dataset: { table: String(t.table) } },
+        h("span", {}, `${t.name} · ${t.preset} · ${t.status}`, whoSits(t)),
+        h("button", { class: "primary", onclick: () => pick(t.table) }, "Show"),
+      ),
     );
     show(h("div", { class: "tv-pick" }, h("section", { class: "panel" }, h("h1", {}, "Which table?"), rows.length ? h("ul", { class: "tables" }, rows) : h("p", { class: "quiet" }, "No table yet.")), joinCode()));
     return;
