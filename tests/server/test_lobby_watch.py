@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from client.house import HouseBots
 from protocol.messages import LobbyUpdate, Message
 from server.app import App
 from server.lobby_watch import LobbyWatch
@@ -103,3 +104,19 @@ async def test_a_burst_of_changes_makes_one_push() -> None:
     watch.changed()  # a later change: a push of its own
     await until_loop(lambda: len(follower.got) == 2)
     watch.stop()
+
+
+async def test_the_owners_seat_changes_reach_the_lobby(make_app: Any) -> None:
+    """set_seats and remove_bot are pushed to the lobby's followers like a join."""
+    app = await make_app(bots=HouseBots())
+    watcher, alice = await person(app, "tv"), await person(app, "alice")
+    t = (await alice.ok({"type": "create_table", "name": "t", "preset": "classic", "seats": 2}))["table"]
+    await alice.ok({"type": "join", "table": t, "seat": 0}, "joined")
+    await alice.ok({"type": "add_bot", "table": t, "bot": "greedy", "seat": 1}, "ok")
+    await watcher.ok({"type": "watch_lobby"}, "tables")
+    await alice.ok({"type": "set_seats", "table": t, "seats": 3}, "ok")
+    await next_update(watcher, lambda tables: len(tables[0]["seats"]) == 3 and tables[0]["seats"][1] is not None)
+    await alice.ok({"type": "remove_bot", "table": t, "seat": 1}, "ok")
+    await next_update(watcher, lambda tables: tables[0]["seats"][1] is None and tables[0]["bots"] == 0)
+    for c in (watcher, alice):
+        await c.close()
