@@ -79,12 +79,11 @@ def set_seats(t: Table, session: Session, seats: int, out: Outbox) -> None:
         check_seats(t.rules, seats)
     except RulesError as exc:
         raise TableError(ErrorCode.BAD_RULES, exc.message) from None
-    taken = [f"{s.name} in seat {i}" for i, s in enumerate(t.seats) if s is not None and i >= seats]
+    taken = [s.name for i, s in enumerate(t.seats) if s is not None and i >= seats]
     if taken:
-        names = ", ".join(taken)
         raise TableError(
             ErrorCode.SEAT_TAKEN,
-            f"{seats} seats would leave out {names}: they must leave (or be removed, for bots) first",
+            f"{seats} seats would leave out {', '.join(taken)}: a player must leave, a bot be removed, first",
         )
     if seats == t.nseats:
         return

@@ -47,6 +47,13 @@ def test_the_owner_removes_a_bot_and_changes_the_seats(live_server: LiveServer, 
     until(bob, lambda d: seat_texts(d)[2].endswith("(bot)"))
     assert not css(bob, ".remove-bot")
     until(alice, lambda d: seat_count_options(d)["2"] is False)
+    # Asked anyway (as a page drawn before the bot sat would): refused in words, and the menu
+    # shows the table's count again.
+    alice.execute_script("document.querySelector('#seat-count option[value=\"2\"]').disabled = false")
+    Select(css(alice, "#seat-count")[0]).select_by_value("2")
+    until(alice, lambda d: "leave out" in css(d, "#toast")[0].text)
+    until(alice, lambda d: Select(css(d, "#seat-count")[0]).first_selected_option.get_attribute("value") == "3")
+    assert len(css(alice, ".seats li")) == 3
 
     # Four seats: both pages show a fourth, free seat.
     Select(css(alice, "#seat-count")[0]).select_by_value("4")

@@ -232,11 +232,12 @@ function show(screen) {
 }
 
 /** Draw the screen again from the data; what the player is typing, where the focus is and which
- * panels are open survive it (elements with an id keep their value). */
+ * panels are open survive it (elements with an id keep their value, but for a control that
+ * shows what the server says, marked data-server: the table's number of seats). */
 function render() {
   const el = root();
   const keep = new Map();
-  for (const x of el.querySelectorAll("input[id], select[id], details[id]")) keep.set(x.id, x.tagName === "DETAILS" ? x.open : x.value);
+  for (const x of el.querySelectorAll("input[id], select[id]:not([data-server]), details[id]")) keep.set(x.id, x.tagName === "DETAILS" ? x.open : x.value);
   const focused = document.activeElement?.id;
   el.replaceChildren(app.screen === "name" ? nameScreen() : app.screen === "lobby" ? lobbyScreen(lobbyCtx()) : currentTable());
   for (const [id, value] of keep) {

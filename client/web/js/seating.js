@@ -31,9 +31,10 @@ export function seatChoices(s, catalog) {
 }
 
 /** The number of seats of summary `s` as a labelled menu; the counts not allowed are shown
- * disabled, so the owner sees that they exist. */
+ * disabled, so the owner sees that they exist. It always shows the table's count (data-server:
+ * a redraw does not keep a choice the server refused). */
 export function seatCount(s, catalog, onSet) {
   const options = seatChoices(s, catalog).map(({ n, allowed }) => h("option", { value: String(n), selected: n === s.seats.length, disabled: !allowed }, String(n)));
-  const menu = h("select", { id: "seat-count", onchange: (event) => onSet(Number(event.target.value)) }, options);
+  const menu = h("select", { id: "seat-count", dataset: { server: "" }, onchange: (event) => onSet(Number(event.target.value)) }, options);
   return h("label", { class: "seat-count", for: "seat-count" }, "Seats ", menu);
 }

@@ -89,7 +89,7 @@ function waitingRoom(ctx, id, t, owner) {
       "section",
       { class: "panel" },
       h("h2", {}, s ? `${presetLabel(s.preset)}, ${seats.length} seats` : "Table"),
-      owner && s && !s.games_played && !t.state ? seatCount(s, ctx.catalog, (n) => act(ctx, { type: "set_seats", table: id, seats: n })) : null,
+      owner && s && !s.games_played && !t.state ? seatCount(s, ctx.catalog, (n) => setSeats(ctx, id, n)) : null,
       h("ol", { class: "seats" }, seatRows),
     ),
     ctx.invite(id),
@@ -125,6 +125,16 @@ function botPicker(ctx, id, seat) {
   // (an id, so that the choice survives the page being drawn again before the tap on "Add bot")
   const kind = h("select", { "aria-label": `Bot for seat ${seat + 1}`, class: "bot-kind", id: `bot-kind-${seat}` }, ctx.catalog.bots.map((b) => h("option", { value: b }, b)));
   return h("span", { class: "add-bot" }, kind, h("button", { type: "button", onclick: () => act(ctx, { type: "add_bot", table: id, bot: kind.value, seat }) }, "Add bot"));
+}
+
+/** Ask for `n` seats; refused, the menu goes back to the table's count (a redraw). */
+async function setSeats(ctx, id, n) {
+  try {
+    await ctx.request({ type: "set_seats", table: id, seats: n });
+  } catch (err) {
+    ctx.toast(err.error ? refusalText(err.error) : err.message);
+    ctx.render();
+  }
 }
 
 async function act(ctx, msg) {
