@@ -260,7 +260,7 @@ class FrameDecoder(_Decoder):
 
 # --------------------------------------------------------------------------- JSON-lines mode
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(f"[{chr(0xD800)}-{chr(0xDFFF)}]")
 
 
 def _reject_constant(name: str) -> NoReturn:

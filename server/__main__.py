@@ -28,6 +28,7 @@ from protocol.messages import PROTOCOL_VERSION
 from server.advertise import Advertiser
 from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
+from server.engine.buildinfo import describe_build
 from server.net import lan_addresses
 from server.store import StoreError
 from server.web import WebFiles
@@ -244,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         handlers=[_LogHandler(sys.stderr)],
     )
+    logging.getLogger("server").info("running %s", describe_build())
     use_uvloop_if_installed()
     try:
         asyncio.run(serve(config))

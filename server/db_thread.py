@@ -45,7 +45,7 @@ class DbThread(Executor):
         self.name = name
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._worker: threading.Thread | None = None
         self._closed = False
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
@@ -77,7 +77,7 @@ class DbThread(Executor):
                         break
                     if item is not None and item[3] is not None:
                         item[3].cancel()
-            thread = self._thread
+            thread = self._worker
             if thread is not None:
                 self._queue.put(None)
         if wait and thread is not None:
@@ -87,9 +87,9 @@ class DbThread(Executor):
         with self._lock:
             if self._closed:
                 raise RuntimeError("cannot schedule new futures after shutdown")
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name=f"{self.name}_0", daemon=True)
-                self._thread.start()
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._work, name=f"{self.name}_0", daemon=True)
+                self._worker.start()
             self._queue.put(item)
 
     def _work(self) -> None:

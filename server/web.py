@@ -104,7 +104,7 @@ class WebFiles:
         self.files: dict[str, WebFile] = {}
         for name in names:
             path = root / name
-            links = [p for p in (path, *path.parents) if p.is_symlink() and root in (p, *p.parents)]
+            links = [p for p in [path, *path.parents] if p.is_symlink() and (p == root or root in p.parents)]
             if links or not path.is_file() or ".." in Path(name).parts:
                 log.warning("not serving %s: not a plain file of %s", name, root)
                 continue

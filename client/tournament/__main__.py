@@ -41,6 +41,7 @@ from client.tournament.organiser import (
 )
 from client.tournament.ray_jobs import require_ray
 from protocol.errors import ProtocolError
+from server.engine.buildinfo import describe_build
 from server.tournament.standings import Row
 
 
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    print(f"shithead-tournament: running {describe_build()}", file=sys.stderr)
     try:
         check_placement(args)
         if args.resume is not None:

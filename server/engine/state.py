@@ -434,7 +434,8 @@ def run_length(pile: Iterable[int], r: int, glass: tuple[bool, ...], limit: int)
     """Cards of rank ``r`` in a row on top of the pile (bottom first), looking through glass (C9)."""
     n = 0
     rank = RANK
-    for c in reversed(pile if isinstance(pile, list) else list(pile)):
+    cards: list[int] = pile if isinstance(pile, list) else list(pile)
+    for c in reversed(cards):
         x = rank[c]
         if x == r:
             n += 1
