@@ -16,6 +16,7 @@ from pathlib import Path
 import segno
 
 from server.engine import preset_info
+from server.engine.option_forms import option_forms, preset_values
 
 ROOT = Path(__file__).resolve().parent
 
@@ -27,6 +28,7 @@ FILES: tuple[str, ...] = (
     "js/app.js",
     "js/cards.js",
     "js/feed.js",
+    "js/house_rules.js",
     "js/invite.js",
     "js/lobby.js",
     "js/model.js",
@@ -51,16 +53,29 @@ def join_qr(url: str) -> segno.QRCode:
 
 def preset_entry(name: str) -> dict[str, object]:
     """What the page shows of a preset of the engine's catalogue: its name, its one-line
-    description and how many players it allows (the seats the page offers)."""
+    description, how many players it allows (the seats the page offers) and the values of the
+    options a form offers (the house-rules controls start from them)."""
     p = preset_info(name)
-    return {"name": p.name, "description": p.description, "min_players": p.min_players, "max_players": p.max_players}
+    return {
+        "name": p.name,
+        "description": p.description,
+        "min_players": p.min_players,
+        "max_players": p.max_players,
+        "values": preset_values(name),
+    }
 
 
 def generated_files(join_url: str, presets: Sequence[str], bots: Sequence[str]) -> dict[str, tuple[str, bytes]]:
     """``path -> (content type, body)``: ``/catalog.json`` (the presets to offer, each with its
-    description and player range from the engine's catalogue; the bots; the address to join)
+    description, player range and option values from the engine's catalogue; the options a form
+    offers (:func:`server.engine.option_forms.option_forms`); the bots; the address to join)
     and ``/join.svg`` (its QR code, shown in the lobby for the next guest)."""
-    catalog = {"presets": [preset_entry(name) for name in presets], "bots": list(bots), "join": join_url}
+    catalog = {
+        "presets": [preset_entry(name) for name in presets],
+        "options": option_forms(),
+        "bots": list(bots),
+        "join": join_url,
+    }
     svg = io.BytesIO()
     join_qr(join_url).save(svg, kind="svg", scale=4, border=2, xmldecl=False)
     return {

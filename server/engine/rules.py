@@ -162,39 +162,45 @@ def _classic_powers() -> dict[str, list[str]]:
 # The catalogue of presets. Each: (overrides of the classic options, min players, max players,
 # one-line description). Read it through preset_names() and preset_info().
 PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
-    "classic": ({}, 2, 5, "the pagat main description"),
+    "classic": ({}, 2, 5, "the common game: 3 face down, 3 face up, 3 in hand; a 2 resets the pile, a 10 burns it"),
     "encyclopedia": (
         {"match_count": True},
         2,
         5,
-        "a play of n>=2 cards must be answered by at least n cards; pair_skip optional",
+        "after a play of two or more cards, the next play must have at least as many",
     ),
     "six_players": (
         {"jokers": 2, "powers": {"X": ["glass", "reverse"]}},
         2,
         6,
-        "two jokers: glass and reverse, playable any time",
+        "for up to six: two jokers added, each playable on anything, see-through, and reversing the play",
     ),
-    "alt_deal": ({"deal_style": "choose"}, 2, 5, "6 cards in hand, choose 3 to put face up"),
+    "alt_deal": ({"deal_style": "choose"}, 2, 5, "you get 6 cards in hand and choose 3 of them to put face up"),
     "gultnieks": (
         {"powers": {"7": ["lower"], "8": ["reverse", "glass"]}, "lower_allows": {"7": "8T"}},
         2,
         5,
-        "7: next play 7 or lower (or 8, 10); 8: glass and reverse",
+        "after a 7 the next play is a 7 or lower (or an 8 or a 10); an 8 is see-through and reverses the play",
     ),
     "karma": (
         {"karma_stacking": True, "after_pickup": "previous"},
         2,
         5,
-        "equal face-up cards stack; the player before a pick-up leads next",
+        "equal face-up cards stack on one pile; after a pick-up, the player who made the last play leads",
     ),
     "smeghead": (
         {"decks": 2, "face_down": 4, "face_up": 4, "hand": 4, "flush_player": True},
         2,
         8,
-        "two decks, 4/4/4, the first burner is the flush player",
+        "for up to eight: two decks, 4 face down, 4 face up, 4 in hand; "
+        "the first to burn the pile is named the flush player",
     ),
-    "west_kent": ({"face_down": 5, "face_up": 5, "hand": 5}, 2, 3, "5/5/5, 2 or 3 players"),
+    "west_kent": (
+        {"face_down": 5, "face_up": 5, "hand": 5},
+        2,
+        3,
+        "for two or three: 5 face down, 5 face up, 5 in hand",
+    ),
     "guarducci": (
         {
             "jokers": 2,
@@ -207,15 +213,16 @@ PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
         },
         2,
         5,
-        "7 glass, 8 lower, jokers skip, suit runs, previous player leads after a pick-up",
+        "a 7 is see-through, after an 8 play lower, jokers skip a player; runs in one suit; "
+        "after a pick-up the last player to play leads",
     ),
-    "finnish": ({"face_down": 4, "face_up": 4, "hand": 3}, 2, 4, "4/4/3, no jokers"),
-    "ten_two_slide": ({"hand": 4}, 2, 5, "3/3/4"),
+    "finnish": ({"face_down": 4, "face_up": 4, "hand": 3}, 2, 4, "4 face down, 4 face up, 3 in hand"),
+    "ten_two_slide": ({"hand": 4}, 2, 5, "3 face down, 3 face up, 4 in hand"),
     "egilsson": (
         {"powers": {"5": ["lower_strict", "anywhere"]}, "stock_gamble": True},
         2,
         5,
-        "5 playable on anything, next play below 5; may turn over the stock's top card",
+        "a 5 goes on anything and the next play must be below 5; you may gamble on the stock's top card",
     ),
     "wikibooks": (
         {
@@ -235,7 +242,7 @@ PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
         },
         2,
         9,
-        "German rules: two decks, choose face-up, announce the opening, five burn",
+        "German rules: two decks, choose your face-up cards, announce the first card, five in a row burn",
     ),
     "linz": (
         {
@@ -251,7 +258,7 @@ PRESETS: dict[str, tuple[dict[str, Any], int, int, str]] = {
         },
         2,
         4,
-        "Linz club rules: 3/3/5, 7 lower, 8 invisible, draw before play",
+        "Linz club rules: 5 in hand, after a 7 play lower, an 8 is see-through, draw before you play",
     ),
 }
 

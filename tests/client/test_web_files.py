@@ -14,12 +14,29 @@ def test_catalog_and_join_code() -> None:
     assert ctype.startswith("application/json")
     catalog = json.loads(body)
     assert (catalog["bots"], catalog["join"]) == (["greedy"], "http://192.0.2.7:7433/")
-    # Each preset as the lobby shows it: the engine's description and player range.
-    assert catalog["presets"] == [
+    # Each preset as the lobby shows it: the engine's description and player range, and the
+    # values of the options the form offers (karma's own where it differs from classic).
+    assert [{k: v for k, v in p.items() if k != "values"} for p in catalog["presets"]] == [
         {"name": name, "description": p.description, "min_players": p.min_players, "max_players": p.max_players}
         for name in ("classic", "karma")
         for p in [preset_info(name)]
     ]
+    classic, karma = (p["values"] for p in catalog["presets"])
+    assert {k for k in classic if classic[k] != karma[k]} == {"karma_stacking", "after_pickup"}
+    assert karma["after_pickup"] == "previous" and classic["burn_count"] == 4
+    # The options as form controls: every one labelled and explained, of a kind a form can show.
+    forms = {f["name"]: f for f in catalog["options"]}
+    assert set(forms) == set(classic)
+    assert forms["burn_count"] | {"label": "", "help": ""} == {
+        "name": "burn_count",
+        "kind": "int",
+        "min": 0,
+        "max": 12,
+        "label": "",
+        "help": "",
+    }
+    assert forms["goal"]["choices"] == ["loser", "winner"] and forms["ten_anywhere"]["kind"] == "bool"
+    assert all(f["label"] and f["help"] for f in forms.values())
     ctype, svg = files["/join.svg"]
     assert ctype.startswith("image/svg+xml")
     assert svg.startswith(b"<svg") and svg.rstrip().endswith(b"</svg>")

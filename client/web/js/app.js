@@ -237,13 +237,14 @@ function show(screen) {
 function render() {
   const el = root();
   const keep = new Map();
-  for (const x of el.querySelectorAll("input[id], select[id]:not([data-server]), details[id]")) keep.set(x.id, x.tagName === "DETAILS" ? x.open : x.value);
+  for (const x of el.querySelectorAll("input[id], select[id]:not([data-server]), details[id]")) keep.set(x.id, x.tagName === "DETAILS" ? x.open : x.type === "checkbox" ? x.checked : x.value);
   const focused = document.activeElement?.id;
   el.replaceChildren(app.screen === "name" ? nameScreen() : app.screen === "lobby" ? lobbyScreen(lobbyCtx()) : currentTable());
   for (const [id, value] of keep) {
     const x = document.getElementById(id);
     if (!x) continue;
     if (x.tagName === "DETAILS") x.open = value;
+    else if (x.type === "checkbox") x.checked = value;
     else x.value = value;
   }
   if (focused) document.getElementById(focused)?.focus();

@@ -1,8 +1,10 @@
 // The lobby on the player's page: the open tables with who sits where, a form that opens a new
 // table from the server's catalogue (each preset's name, description and player range, so the
-// seats offered are the ones the preset allows), and the code the next guest scans. It builds
+// seats offered are the ones the preset allows; its house rules as controls set to the preset's
+// values, house_rules.js), and the code the next guest scans. It builds
 // DOM and reports through `ctx`; app.js keeps the data.
 
+import { houseRulesEls, optionChanges, readControls, setControls } from "./house_rules.js";
 import { presetLabel } from "./table.js";
 import { h } from "./ui.js";
 
@@ -82,13 +84,16 @@ function createForm(ctx) {
   const chosen = () => presets.find((p) => p.name === presetSel.value) ?? presets[0];
   const presetSel = h(
     "select",
-    { id: "preset", name: "preset", "aria-describedby": "preset-about", onchange: () => fill() },
+    { id: "preset", name: "preset", "aria-describedby": "preset-about", onchange: () => fill(true) },
     presets.map((p) => h("option", { value: p.name, selected: p.name === kept }, presetLabel(p.name))),
   );
   const about = h("p", { class: "hint quiet", id: "preset-about" });
   const seats = h("select", { id: "seats", name: "seats" });
-  const fill = () => {
+  const forms = ctx.catalog.options ?? [];
+  const rules = h("div", { class: "house-rule-list" }, houseRulesEls(forms, chosen().values ?? {}));
+  const fill = (changed = false) => {
     const p = chosen();
+    if (changed) setControls(rules, forms, p.values ?? {});
     const what = p.description ? `${p.description[0].toUpperCase()}${p.description.slice(1)}. ` : "";
     about.textContent = `${what}${p.min_players} to ${p.max_players} players.`;
     const was = Number(seats.value || document.getElementById("seats")?.value) || 4;
@@ -99,15 +104,15 @@ function createForm(ctx) {
   };
   const tname = h("input", { id: "table-name", maxlength: "40", value: `${ctx.me.name}'s table` });
   const clock = h("select", { id: "clock" }, [15, 30, 60, 120, 600].map((s) => h("option", { value: String(s), selected: s === 60 }, s < 120 ? `${s} s a move` : `${s / 60} min a move`)));
-  const options = h("input", { id: "options", placeholder: '{"burn_count": 0}', "aria-describedby": "options-about", autocomplete: "off" });
+  const options = h("input", { id: "options", placeholder: '{"powers": {"7": ["lower"]}}', "aria-describedby": "options-about", autocomplete: "off" });
   const refusal = h("p", { class: "refusal", role: "alert" });
   const create = async (event) => {
     event.preventDefault();
-    let opts;
+    let opts = optionChanges(chosen().values ?? {}, readControls(rules, forms));
     try {
-      opts = options.value.trim() ? JSON.parse(options.value) : undefined;
+      if (options.value.trim()) opts = { ...opts, ...JSON.parse(options.value) };
     } catch {
-      refusal.textContent = 'House rules are written like {"burn_count": 0}.';
+      refusal.textContent = 'Other changes are written like {"powers": {"7": ["lower"]}}.';
       return;
     }
     try {
@@ -131,9 +136,10 @@ function createForm(ctx) {
       "details",
       { class: "house-rules", id: "house-rules" },
       h("summary", {}, "House rules"),
-      h("label", { for: "options" }, "Changes to the rules"),
+      rules,
+      h("label", { for: "options" }, "Other changes"),
       options,
-      h("p", { class: "hint quiet", id: "options-about" }, "For players who know the options of the rules (docs/RULES.md); leave empty to play the rules above."),
+      h("p", { class: "hint quiet", id: "options-about" }, "The powers of the cards and the rest, written as in docs/RULES.md; leave empty to keep them."),
     ),
     refusal,
     h("button", { type: "submit", class: "primary", id: "create" }, "Open the table"),
