@@ -24,6 +24,8 @@ FILES: tuple[str, ...] = (
     "index.html",
     "tv.html",
     "style.css",
+    "manifest.webmanifest",
+    "icon.svg",
     "js/alert.js",
     "js/app.js",
     "js/cards.js",
@@ -40,6 +42,7 @@ FILES: tuple[str, ...] = (
     "js/table.js",
     "js/tv.js",
     "js/ui.js",
+    "js/wake.js",
 )
 """The files the server serves (paths under :data:`ROOT`): this list and nothing else, so a file
 left or planted in the directory is never served (tests/client/test_web_files.py holds it to

@@ -23,6 +23,9 @@ import { NAME_RULE, checkName } from "./names.js";
 import { refusalText } from "./reasons.js";
 import { fitHand, tableScreen } from "./table.js";
 import { h, pauseClocks, startClocks } from "./ui.js";
+import { ScreenAwake } from "./wake.js";
+
+const awake = new ScreenAwake();
 
 const store = {
   get(key, fallback) {
@@ -252,7 +255,9 @@ function render() {
   document.getElementById("who").textContent = app.me ? app.me.name : "";
   document.getElementById("logout").hidden = !app.me;
   document.body.classList.toggle("at-table", app.screen === "table");
-  document.body.classList.toggle("in-game", Boolean(el.querySelector(".table-screen.playing")));
+  const inGame = Boolean(el.querySelector(".table-screen.playing"));
+  document.body.classList.toggle("in-game", inGame);
+  awake.want(inGame); // (a phone on the table stays on while a game is played here)
   fitHand(el);
 }
 

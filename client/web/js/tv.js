@@ -10,6 +10,9 @@ import { shortList } from "./cards.js";
 import { addToFeed } from "./feed.js";
 import { Link, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
 import { clockEl, clocksOf, feedEl, h, pauseClocks, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
+import { ScreenAwake } from "./wake.js";
+
+const awake = new ScreenAwake(); // (the TV stays on while it shows a table)
 
 const params = new URLSearchParams(location.search);
 const tv = {
@@ -219,6 +222,7 @@ function whoSits(t) {
 }
 
 function render() {
+  awake.want(tv.table !== null);
   if (tv.table === null) {
     const rows = tv.tables.map((t) =>
       h(
