@@ -34,6 +34,7 @@ OUT = ROOT / "docs" / "screenshots"
 SHOTS = {
     "phone-name.png": "the name screen (360x640)",
     "phone-lobby.png": "the lobby: tables with who sits where, a new table from the catalogue",
+    "phone-house-rules.png": "the new table's house rules: a control per option, set to the preset's values",
     "phone-waiting.png": "the waiting room: Start disabled with the reason, bots, the invitation",
     "phone-chat.png": "the chat, open over the waiting room",
     "phone-setup.png": "setup: swap cards, then Ready",
@@ -44,6 +45,7 @@ SHOTS = {
     "zoom-table.png": "the player's turn at 200 % zoom (180x320 CSS pixels)",
     "phone-big-hand.png": "a large hand fanned out after picking up the pile",
     "landscape-big-hand.png": "the same in landscape",
+    "zoom-big-hand.png": "the same at 200 % zoom: the rows overlap too",
     "phone-game-over.png": "the game's end: the result in the second person and the tally",
     "phone-final-board.png": "the final board below it",
     "tv-table.png": "the table screen at 1280x720 during play",
@@ -122,6 +124,10 @@ def main() -> int:
         tap(phone, "#enter")
         until(phone, lambda d: css(d, ".table-row"))
         shot(phone, "phone-lobby.png")
+        tap(phone, "#house-rules summary")
+        phone.execute_script("document.querySelector('#house-rules').scrollIntoView()")
+        shot(phone, "phone-house-rules.png", top=False)
+        tap(phone, "#house-rules summary")
         tap(phone, "#create")
         for left in (2, 1):
             tap(phone, ".add-bot button")
@@ -175,6 +181,8 @@ def main() -> int:
         shot(phone, "phone-big-hand.png")
         size(phone, 844, 390)
         shot(phone, "landscape-big-hand.png")
+        size(phone, 180, 320, scale=2)
+        shot(phone, "zoom-big-hand.png")
         size(phone, 360, 640)
 
         while not css(phone, ".game-over"):
