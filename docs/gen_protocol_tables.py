@@ -82,6 +82,8 @@ LIMIT_HELP: dict[str, str] = {
     "tournament_bots": "Most bundled bots (`create_tournament.bots`) in a tournament. Beyond: `BAD_TOURNAMENT`.",
     "bot_tables": "Tables of tournaments with bundled bots playing at once on the whole server. Beyond:"
     " the next games wait their turn (fairly shared between the tournaments).",
+    "ladder_tables": "Ladder games playing at once on the whole server (0: none). Beyond: ladder bots wait"
+    " for a table to finish; people's tables are never held back for the ladder.",
 }
 
 SETTING_HELP: dict[str, str] = {

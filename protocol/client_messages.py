@@ -34,11 +34,15 @@ __all__ = [
     "CreateTable",
     "CreateTournament",
     "GetRecord",
+    "GetLadder",
     "GetTournament",
     "Hello",
     "Join",
     "Leave",
     "ListTables",
+    "LadderGames",
+    "LadderJoin",
+    "LadderLeave",
     "ListTournaments",
     "Login",
     "Logout",
@@ -427,6 +431,53 @@ class ListTournaments(Message):
     TYPE = "list_tournaments"
     DIRECTION = Direction.C2S
     id: int = request_id()
+
+
+@wire_message
+class LadderJoin(Message):
+    """Join the ladder (an account, not a guest) on these presets; answered by ``ok``. While
+    connected and not seated at a game, the server seats you at ladder games (``seated`` with
+    tournament 0). Joining again replaces the presets."""
+
+    TYPE = "ladder_join"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    presets: Sequence[str] = fld(
+        Kind.LIST,
+        min_len=1,
+        max_len=16,
+        item=item(Kind.STR, min_len=1, max_len=32, plain=True),
+        doc="The rules presets to be matched on (classic, west_kent...).",
+    )
+
+
+@wire_message
+class LadderLeave(Message):
+    """Leave the ladder (a game running finishes first); answered by ``ok``. Ratings stay."""
+
+    TYPE = "ladder_leave"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class GetLadder(Message):
+    """Ask for the ladder's standings, per preset and overall; answered by ``ladder_standings``."""
+
+    TYPE = "ladder"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+
+
+@wire_message
+class LadderGames(Message):
+    """Ask for a bot's recent ladder games; answered by ``ladder_history``."""
+
+    TYPE = "ladder_games"
+    DIRECTION = Direction.C2S
+    id: int = request_id()
+    name: str = fld(Kind.STR, min_len=1, max_len=64, doc="The bot's name as the standings show it.")
+    limit: int = fld(Kind.INT, default=20, lo=1, hi=50, doc="How many games at most, the latest first.")
 
 
 @wire_message

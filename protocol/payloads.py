@@ -62,6 +62,9 @@ __all__ = [
     "TookEvent",
     "TournamentGameResult",
     "TABLE_EVENT_KINDS",
+    "LadderGameInfo",
+    "LadderRow",
+    "LadderTable",
     "TournamentDetails",
     "View",
     "WelcomeLimits",
@@ -556,6 +559,37 @@ class TournamentDetails(TypedDict):
     ]
 
 
+class LadderRow(TypedDict):
+    """One bot's row of a ladder table, best first."""
+
+    rank: Annotated[int, "1 for the best rating."]
+    name: Annotated[str, "The bot: an account, or a bundled baseline in brackets (`[greedy]`)."]
+    rating: Annotated[float, "Its openskill Plackett-Luce rating (mu)."]
+    rating_95: Annotated[float, "Half-width of the rating's 95 % interval."]
+    games: Annotated[int, "Ladder games played in this table."]
+    timeouts: Annotated[int, "Actions the clock played for it."]
+    illegal: Annotated[int, "Illegal actions it sent."]
+    disconnects: Annotated[int, "Times it was disconnected during a game (a crashed program too)."]
+
+
+class LadderTable(TypedDict):
+    """An item of ``ladder_standings.tables``."""
+
+    table: Annotated[str, "`overall` (every ladder game), or a preset (its games only)."]
+    rows: Annotated[list[LadderRow], "Best rating first."]
+
+
+class LadderGameInfo(TypedDict):
+    """An item of ``ladder_history.games``."""
+
+    game: Annotated[int, "The server's game id (`get_record`)."]
+    preset: Annotated[str, "The rules preset."]
+    players: Annotated[list[str], "Who sat where, by seat."]
+    places: Annotated[list[int], "Seats from the first out to the loser."]
+    place: Annotated[int, "The bot's place: 1 for the first out."]
+    finished: Annotated[float, "When it ended (Unix time, seconds)."]
+
+
 class TournamentGameResult(TypedDict):
     """``tournament_game.result``: who sat where in a finished tournament game and how it went."""
 
@@ -614,5 +648,8 @@ PAYLOADS: tuple[type, ...] = (
     ParticipantInfo,
     StandingRow,
     TournamentGameResult,
+    LadderTable,
+    LadderRow,
+    LadderGameInfo,
     WelcomeLimits,
 )

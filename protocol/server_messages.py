@@ -18,6 +18,8 @@ from .message_base import MAX_ID, MAX_SEATS, Direction, Message, reply_id, table
 from .payloads import (
     Event,
     GameResult,
+    LadderGameInfo,
+    LadderTable,
     StoredGame,
     TableSummary,
     Tally,
@@ -34,6 +36,8 @@ __all__ = [
     "GoingAway",
     "Joined",
     "LobbyUpdate",
+    "LadderHistory",
+    "LadderStandings",
     "LoggedIn",
     "Ok",
     "Pong",
@@ -265,6 +269,32 @@ class Tournaments(Message):
     DIRECTION = Direction.S2C
     id: int = reply_id()
     tournaments: Sequence[TournamentDetails] = fld(Kind.LIST, item=item(Kind.MAP), doc="Tournament infos.")
+
+
+@wire_message
+class LadderStandings(Message):
+    """Answer to ``ladder``."""
+
+    TYPE = "ladder_standings"
+    DIRECTION = Direction.S2C
+    id: int = reply_id()
+    tables: Sequence[LadderTable] = fld(
+        Kind.LIST,
+        item=item(Kind.MAP),
+        doc="The overall table first, then one per preset played.",
+    )
+    members: Sequence[str] = fld(Kind.LIST, item=item(Kind.STR), doc="The bots on the ladder now.")
+
+
+@wire_message
+class LadderHistory(Message):
+    """Answer to ``ladder_games``."""
+
+    TYPE = "ladder_history"
+    DIRECTION = Direction.S2C
+    id: int = reply_id()
+    name: str = fld(Kind.STR, doc="The bot asked about.")
+    games: Sequence[LadderGameInfo] = fld(Kind.LIST, item=item(Kind.MAP), doc="Its games, the latest first.")
 
 
 @wire_message

@@ -55,6 +55,8 @@ from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
 from server.identity import house_identity
 from server.journal import Journal
+from server.ladder import store as ladder_store
+from server.ladder.service import LadderParts, LadderService
 from server.lobby import Lobby
 from server.lobby_watch import LobbyWatch
 from server.records import Records
@@ -143,6 +145,8 @@ class App:
         self.handlers.add(GetRecord, self.records.get_record, writes=False)
         self.handlers.add(Logout, self.accounts.logout, writes=False)  # (its row goes before its ok, as login's)
         self.tournaments.register_handlers(self.handlers)
+        self.ladder = LadderService(self._ladder_parts())
+        self.ladder.register_handlers(self.handlers)
         self.dispatch = Dispatcher(
             config,
             self.handlers,
@@ -211,6 +215,9 @@ class App:
         restored = await self.db(durable.load, grace=self.config.restart_grace)
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
+        self.ladder.restored(await self.db(ladder_store.load, store.db))
+        for table_id in self.ladder.restored_tables(self.lobby.tables):
+            self.lobby.drop_table(table_id)  # (a ladder game cut by the stop is not rated)
         self.server = await loop.create_server(
             lambda: ClientSession(self), self.config.host, self.config.port, reuse_address=True
         )
@@ -345,6 +352,7 @@ class App:
                 self.sweeper.sweep(now, paused=not healthy)
                 if healthy:
                     self.tournaments.sweep(now, self.config.reconnect_grace)
+                    self.ladder.fill()
             except Exception:
                 log.exception("sweeper round failed; continuing")
 
@@ -522,3 +530,22 @@ class App:
         """Store the record in the batch of the game's last action, then tell the tournament."""
         self._durable().game_finished(g)
         self.tournaments.game_finished(table, g)
+        self.ladder.game_finished(table, g)
+
+    def _ladder_parts(self) -> LadderParts:
+        """What the ladder uses of the server (:mod:`server.ladder.service`)."""
+        return LadderParts(
+            tables=lambda: self.lobby.tables,
+            add_table=self.lobby.add,
+            drop_table=self.lobby.drop_table,
+            new_game_id=self.lobby.new_game_id,
+            flush=self.flush,
+            write=lambda op: self._durable().journal.write(op),
+            logged_in=self.logged_in,
+            bot_kinds=self.hosted.names,
+            start_bot=lambda kind, name, table, seat, token: self.hosted.reseat(
+                kind, name, table=table, seat=seat, token=token
+            ),
+            new_bot_name=self.hosted.new_name,
+            tables_allowed=lambda: self.config.limits.ladder_tables,
+        )

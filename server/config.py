@@ -68,6 +68,9 @@ class Limits:
     """Bundled bots (``create_tournament.bots``) in one tournament at most."""
     bot_tables: int = 8
     """Tournament tables with bundled bots playing at once, server-wide; further games wait."""
+    ladder_tables: int = 2
+    """Ladder games playing at once, server-wide (0: the ladder plays none); people's tables
+    never wait for the ladder."""
 
     def without_quotas(self) -> None:
         """No quota and no tournament bound but the protocol's (``--no-quotas``: a private

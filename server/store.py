@@ -4,7 +4,7 @@ The embedded default: no other service is needed. :class:`Store` is synchronous 
 thread-safe by itself; the asyncio shell drives it from one dedicated writer thread, so
 writes never block the event loop and all of them are finished before shutdown.
 
-What is kept (schema version 4):
+What is kept (schema version 5):
 
 * ``accounts`` and ``games`` (finished games' records), as in version 1; version 4 gives each
   account the key of its name (:func:`protocol.names.name_key`), unique, which is how a name is
@@ -18,7 +18,10 @@ What is kept (schema version 4):
   snapshot per tournament), ``live_tournament_games`` (one row per finished tournament game,
   written once as it ends: version 3; version 2 kept them in the snapshot, rewritten after
   every game) and ``meta`` (id counters, the last heartbeat). :mod:`server.persist` turns these rows back into
-  tables and tournaments.
+  tables and tournaments;
+* the **ladder** (version 5, :mod:`server.ladder.store`): ``ladder_members`` (who is on it and
+  on which presets) and ``ladder_games`` (every finished ladder game, in the order it finished;
+  the ratings are folded again from them at start).
 
 Durability: WAL with ``synchronous=NORMAL`` (a commit is in the operating system's hands when
 it returns: a crash or ``kill -9`` of the server loses nothing committed; a power cut or an
@@ -28,7 +31,7 @@ commit to the disk as well.
 
 Opening checks the file: a file that is not a database, a database of a newer schema, one that
 another server holds, or one that cannot be written raises :class:`StoreError` with one line
-naming the file and the problem. Version 1, 2 and 3 databases are migrated in place.
+naming the file and the problem. Version 1 to 4 databases are migrated in place (version 5 only adds tables).
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
 done by the caller (see :mod:`server.auth`), which runs it in an executor.
@@ -48,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.names import name_key
+from server.ladder.store import SCHEMA as LADDER_SCHEMA
 from server.record_codec import pack_record, unpack_record
 
 try:
@@ -57,7 +61,7 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 GUEST_LOGIN_DAYS = 30
 """A guest's login token unused this many days is forgotten (its name is long free anyway)."""
 
@@ -131,6 +135,8 @@ CREATE TABLE IF NOT EXISTS logins (
     used        REAL NOT NULL
 ) WITHOUT ROWID;
 """
+
+_SCHEMA_V5 = LADDER_SCHEMA  # the ladder's members and finished games (server.ladder.store)
 
 #: A write for :meth:`Store.write_batch`: SQL and its parameters.
 Op = tuple[str, Sequence[Any]]
@@ -273,7 +279,7 @@ class Store:
         db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only or locked file
         try:
-            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4).split(";"):
+            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4 + _SCHEMA_V5).split(";"):
                 if stmt.strip():
                     db.execute(stmt)
             if version == 2:

@@ -202,6 +202,10 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await b.refuse(bob, {"type": "start_tournament", "tournament": open_cup}, "ALREADY_STARTED")
     await b.refuse(fred, {"type": "register", "tournament": open_cup}, "ALREADY_STARTED")
 
+    # The ladder: a guest, an unknown preset.
+    await b.refuse(bob, {"type": "ladder_join", "presets": ["classic"]}, "NOT_INVITED")
+    await b.refuse(fred, {"type": "ladder_join", "presets": ["nope"]}, "BAD_RULES")
+
     per, anywhere = documented()
     wrong = {
         kind: (sorted(seen - per.get(kind, set()) - anywhere), sorted(per.get(kind, set()) - seen))

@@ -129,6 +129,14 @@ class Ratings:
             r = rows[name] = LadderRow(name, fresh.mu, fresh.sigma)
         return r
 
+    def peek(self, table: str, name: str) -> LadderRow:
+        """``name``'s row in ``table``, or a fresh rating not kept (reading adds no row)."""
+        r = self.tables.get(table, {}).get(name)
+        if r is None:
+            fresh = _MODEL.rating(name=name)
+            return LadderRow(name, fresh.mu, fresh.sigma)
+        return r
+
     def fold(self, game: LadderGame) -> None:
         """Rate ``game`` in its preset's table and in the overall one; count it."""
         ranks: list[float] = [game.place_of(seat) for seat in range(len(game.seats))]
@@ -202,21 +210,21 @@ def pick_match(
         return None
 
     def uncertainty(c: Candidate) -> tuple[float, int, float]:
-        mine = [ratings.row(p, c.name) for p in seats if c.plays(p)]
+        mine = [ratings.peek(p, c.name) for p in seats if c.plays(p)]
         if not mine:
             return (-math.inf, 0, 0.0)
         widest = max(mine, key=lambda r: r.sigma)
         return (widest.sigma, -widest.games, rng.random())
 
     for anchor in sorted(members, key=uncertainty, reverse=True):
-        presets = sorted((p for p in seats if anchor.plays(p)), key=lambda p: -ratings.row(p, anchor.name).sigma)
+        presets = sorted((p for p in seats if anchor.plays(p)), key=lambda p: -ratings.peek(p, anchor.name).sigma)
         for preset in presets:
             n = seats[preset]
             others = [c for c in candidates if c.name != anchor.name and c.plays(preset)]
             if len(others) < n - 1:
                 continue
-            mine = ratings.row(preset, anchor.name)
-            others.sort(key=lambda c: closeness(mine, ratings.row(preset, c.name)) + rng.uniform(-0.5, 0.5))
+            mine = ratings.peek(preset, anchor.name)
+            others.sort(key=lambda c: closeness(mine, ratings.peek(preset, c.name)) + rng.uniform(-0.5, 0.5))
             group = (anchor.name, *(c.name for c in others[: n - 1]))
             specs = schedule(group, table_size=n, games=n, master_seed=rng.getrandbits(63))
             return Match(preset, group, tuple(specs))
