@@ -12,6 +12,7 @@ marked new, newest first, and the player's own last action is in the feed below 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -86,8 +87,12 @@ def check_feed(m: dict[str, Any], turn: int) -> None:
     assert mine >= 1 or "burned" in feed[0]["text"], feed[:3]  # (after a burn the player plays again at once)
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: Browser, size: str) -> None:
+def play_checking_each_turn(
+    live_server: LiveServer, browser: Browser, size: str, *, take: Callable[[int, int], bool], feed: bool
+) -> tuple[int, int]:
+    """Sit down with three bots at ``size`` and play the whole game, checking at each of the
+    player's turns that everything needed is in view (and the feed, with ``feed``); the player
+    picks up the pile when ``take(turn, hand size)``. Returns (turns, the largest hand)."""
     width, height, scale = SIZES[size]
     server = live_server()
     driver = browser(width, height, mobile=True, scale=scale)
@@ -96,13 +101,21 @@ def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: 
     while True:
         until(driver, lambda d: my_turn(d) or css(d, ".game-over"))
         if css(driver, ".game-over"):
-            break
+            return turn, biggest
         turn += 1
         m = check_turn(driver, width, height, turn)
-        check_feed(m, turn)
+        if feed:
+            check_feed(m, turn)
         biggest = max(biggest, len(m["hand"]))
-        one_move(driver, take=turn <= TAKE_TURNS and len(m["hand"]) < 12)
-    assert turn >= 4, f"only {turn} turns"
+        one_move(driver, take=take(turn, len(m["hand"])))
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_game_stays_in_view_at_every_turn(live_server: LiveServer, browser: Browser, size: str) -> None:
+    turns, biggest = play_checking_each_turn(
+        live_server, browser, size, take=lambda turn, hand: turn <= TAKE_TURNS and hand < 12, feed=True
+    )
+    assert turns >= 4, f"only {turns} turns"
     assert biggest >= 8, f"the hand never grew past {biggest} cards"
 
 
@@ -111,19 +124,7 @@ def test_a_hand_of_any_size_stays_in_view(live_server: LiveServer, browser: Brow
     """The player picks up the pile whenever allowed, the whole game: the hand grows to a wide
     fan (at 200 % zoom several rows; past 30 cards in trials), and at every turn each card is
     still inside the viewport with its corner free to tap."""
-    width, height, scale = SIZES[size]
-    server = live_server()
-    driver = browser(width, height, mobile=True, scale=scale)
-    sit_down_with_bots(driver, server.url, "alice")
-    turn, biggest = 0, 0
-    while True:
-        until(driver, lambda d: my_turn(d) or css(d, ".game-over"))
-        if css(driver, ".game-over"):
-            break
-        turn += 1
-        m = check_turn(driver, width, height, turn)
-        biggest = max(biggest, len(m["hand"]))
-        one_move(driver, take=True)
+    _, biggest = play_checking_each_turn(live_server, browser, size, take=lambda turn, hand: True, feed=False)
     assert biggest >= 20, f"the hand never grew past {biggest} cards"
 
 
