@@ -3,6 +3,7 @@
     python benchmarks/engine.py                 # every preset and player count (about a minute)
     python benchmarks/engine.py --preset classic --players 4
     python benchmarks/engine.py --headline      # only classic, 4 players, random play
+    python benchmarks/engine.py --builds 5      # the headline, pure vs compiled, alternating
 
 The loop is what a simulation does: ask for the legal actions, let the policy choose, apply.
 Random play uses ``random.Random.choice``. Each figure is the best of ``--repeats`` runs, with
@@ -13,8 +14,10 @@ asserted, it only prints.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -75,6 +78,29 @@ def measure(fn: Runner, rules: Rules, players: int, games: int, repeats: int) ->
     }
 
 
+def compare_builds(rounds: int) -> None:
+    """The headline in fresh processes, pure (``SHITHEAD_BUILD=pure``) and compiled (the build of
+    tools/mypyc_build.py) alternating, ``rounds`` of each: best, median and their ratio."""
+    rates: dict[str, list[float]] = {"pure": [], "compiled": []}
+    for _ in range(rounds):
+        for build in rates:
+            env = dict(os.environ, SHITHEAD_BUILD=build)
+            out = subprocess.run(
+                [sys.executable, __file__, "--one-headline"], env=env, capture_output=True, text=True, check=True
+            ).stdout.split("\t")
+            if build == "compiled" and not out[1].startswith("compiled"):
+                raise SystemExit(f"no compiled build in use ({out[1].strip()}): run tools/mypyc_build.py build")
+            rates[build].append(float(out[0]))
+    for build, got in rates.items():
+        best, median = max(got), statistics.median(got)
+        print(f"{build:9} classic 4 players random: {best:>9,.0f} actions/s best, {median:>9,.0f} median")
+    p, c = rates["pure"], rates["compiled"]
+    print(
+        f"compiled / pure: {max(c) / max(p):.2f}x best, {statistics.median(c) / statistics.median(p):.2f}x median "
+        f"({rounds} alternating runs each)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="all")
@@ -82,7 +108,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=0, help="games per run (default: by policy)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--headline", action="store_true", help="only classic 4-player random play")
+    parser.add_argument("--builds", type=int, default=0, help="the headline pure vs compiled, this many rounds")
+    parser.add_argument("--one-headline", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.builds:
+        compare_builds(args.builds)
+        return
+    if args.one_headline:  # one run of --builds: the rate and the build, tab-separated
+        from server.engine.buildinfo import describe_build
+
+        h = measure(run_random, make_rules("classic"), 4, args.games or 200, 3)
+        print(f"{h['best']}\t{describe_build()}")
+        return
 
     print(f"python {sys.version.split()[0]}; best (median) of {args.repeats} runs\n")
     head = make_rules("classic")

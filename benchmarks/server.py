@@ -7,6 +7,7 @@ against a bare msgpack echo server over the same number of connections.
     python benchmarks/server.py --profile        # main scenario with the server under cProfile
     python benchmarks/server.py --baseline HEAD~3 --tables 100 --seconds 10   # before/after, side by side
     python benchmarks/server.py --transport ws   # WebSocket vs JSON lines, side by side
+    python benchmarks/server.py --builds --rounds 3   # pure vs compiled server vs the floor, alternating
 
 Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
 
@@ -761,6 +762,7 @@ class Server:
         fanout: dict[str, Any] | None = None,
         profile: str | None = None,
         source: Path = ROOT,
+        build: str | None = None,
     ):
         self.kids = kids
         self.err_path = tmp / f"{tag}.stderr"
@@ -789,7 +791,9 @@ class Server:
             cmd = [sys.executable, "-m", "server", *args]
         with open(self.err_path, "w") as err:
             # ``python -m server`` run in ``source`` imports that tree's packages (a baseline's).
-            self.proc = kids.popen(cmd, cwd=source, stdout=subprocess.PIPE, stderr=err)
+            # ``build``: SHITHEAD_BUILD for the server only ("pure" or "compiled", tools/mypyc_build.py).
+            env = None if build is None else dict(os.environ, SHITHEAD_BUILD=build)
+            self.proc = kids.popen(cmd, cwd=source, stdout=subprocess.PIPE, stderr=err, env=env)
         line = read_line_timeout(self.proc, 60, f"server {tag}")
         m = re.search(r":(\d+)\b", line)
         if not m:
@@ -884,8 +888,9 @@ def game_scenario(
     profile: str | None = None,
     source: Path = ROOT,
     wire: str = "msgpack",
+    build: str | None = None,
 ) -> dict[str, Any]:
-    srv = Server(kids, tmp, tag, profile=profile, source=source)
+    srv = Server(kids, tmp, tag, profile=profile, source=source, build=build)
     try:
         time.sleep(0.3)
         rss0 = proc_rss(srv.pid)
@@ -1139,7 +1144,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="REF",
         help="compare the main scenario with git revision REF (e.g. HEAD~3), run alternately, side by side",
     )
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds for --baseline, --transport (default 3)")
+    p.add_argument(
+        "--rounds", type=int, default=3, help="alternating rounds for --baseline, --transport, --builds (default 3)"
+    )
+    p.add_argument("--builds", action="store_true", help="pure vs compiled server vs the floor, alternating")
     p.add_argument(
         "--transport",
         choices=["msgpack", "json", "ws"],
@@ -1204,6 +1212,61 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
         print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
 
 
+def builds(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
+    """The main scenario on the pure and the compiled server (tools/mypyc_build.py), and the
+    floor over the same connections, alternately (the machine's noise hits all alike): each
+    figure's best and median, and the ratios to the floor (issue 32)."""
+    print(f"\nBUILDS: main scenario, {args.tables} tables, {args.rounds} alternating rounds: pure, compiled, floor")
+    rows: dict[str, list[dict[str, Any]]] = {"pure": [], "compiled": [], "floor": []}
+    payload: dict[str, Any] = {}
+    for k in range(args.rounds):
+        for which in rows:
+            if which == "floor":
+                r = reference_scenario(
+                    kids, tmp, "fanout", rows["pure"][-1]["connections"], args.client_procs, payload,
+                    args.warmup, args.seconds,
+                )  # fmt: skip
+            else:
+                r = game_scenario(
+                    kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup, args.seconds, build=which
+                )
+                payload = dict(r.get("sample") or {})
+                payload.pop("id", None)
+            rows[which].append(r)
+            print(
+                f"  round {k + 1} {which:8} {r['rate']:>9,.0f} actions/s   "
+                f"CPU {r['cpu_per_action_us']:6.1f} us/action   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms",
+                flush=True,
+            )
+
+    def med(which: str, key: str) -> float:
+        values = sorted(r[key] for r in rows[which])
+        return values[len(values) // 2]
+
+    def best(which: str, key: str) -> float:
+        values = [r[key] for r in rows[which]]
+        return max(values) if key == "rate" else min(values)
+
+    print(f"\n  {'best / median of rounds':28} {'pure':>19} {'compiled':>19} {'floor':>19}")
+    for key, label, fmt in (
+        ("rate", "actions/s", "{:,.0f}"),
+        ("cpu_per_action_us", "server CPU per action, us", "{:.1f}"),
+        ("p50", "latency p50, ms", "{:.2f}"),
+        ("p99", "latency p99, ms", "{:.2f}"),
+    ):
+        cells = [f"{fmt.format(best(w, key))} / {fmt.format(med(w, key))}" for w in rows]
+        print(f"  {label:28} {cells[0]:>19} {cells[1]:>19} {cells[2]:>19}")
+    for w in ("pure", "compiled"):
+        print(
+            f"  {w:9} CPU per action / floor's: {med(w, 'cpu_per_action_us') / med('floor', 'cpu_per_action_us'):.2f} "
+            f"(median), actions/s / floor's: {med(w, 'rate') / med('floor', 'rate'):.3f}"
+        )
+    print(
+        "  compiled / pure CPU per action: "
+        f"{med('compiled', 'cpu_per_action_us') / med('pure', 'cpu_per_action_us'):.3f}"
+    )
+
+
 def transports(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
     """The main scenario over JSON lines and over ``args.transport``, alternately (the machine's
     noise hits both alike), and the ratio of each figure: the WebSocket's cost (issue 17 asks
@@ -1265,6 +1328,10 @@ def run(args: argparse.Namespace) -> None:
 
         if args.transport != "msgpack":
             transports(kids, tmp, args)
+            return
+
+        if args.builds:
+            builds(kids, tmp, args)
             return
 
         if args.profile:

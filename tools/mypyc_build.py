@@ -37,7 +37,9 @@ PTH_NAME = "shithead_compiled.pth"
 #: cannot compile or that are not on the hot path: ``server.accounts`` (async generators), the
 #: message classes of ``protocol`` (made by a class decorator, so not native classes; see
 #: docs/PERFORMANCE.md) and ``protocol.payloads`` (TypedDicts; its run-time ``JsonValue`` is
-#: defined under ``if not TYPE_CHECKING``, which compiled code never runs).
+#: defined under ``if not TYPE_CHECKING``, which compiled code never runs), and ``server.reply``
+#: (its generic frozen dataclass ``Handler`` fails at import when compiled: "attribute
+#: '__dict__' of 'type' objects is not writable").
 PURE = frozenset(
     {
         "server/engine/buildinfo.py",
@@ -48,6 +50,7 @@ PURE = frozenset(
         "protocol/messages.py",
         "protocol/examples.py",
         "protocol/payloads.py",
+        "server/reply.py",
     }
 )
 

@@ -114,9 +114,20 @@ class Game(GameState):
         return cls(rules, seats, dealer, list(deck))
 
     def clone(self) -> Game:
-        """A deep copy that shares only immutable parts (for search bots)."""
-        g = object.__new__(type(self))
-        g.__dict__.update(self.__dict__)
+        """A deep copy that shares only immutable parts (for search bots). Every attribute is
+        named: the compiled class has no ``__dict__`` (tests/engine/test_clone_attrs.py checks
+        that none is forgotten)."""
+        g = type(self).__new__(type(self))
+        g.rules, g.n, g.dealer, g.deck, g.pw = self.rules, self.n, self.dealer, self.deck, self.pw
+        g.eff, g.last_len, g.last_player, g.phase = self.eff, self.last_len, self.last_player, self.phase
+        g.current, g.direction, g.active, g.turn_hand = self.current, self.direction, self.active, self.turn_hand
+        g.drew, g.forced, g.announce_left, g.version = self.drew, self.forced, self.announce_left, self.version
+        g.capped, g.places, g.first_burner = self.capped, self.places, self.first_burner
+        g._refill, g._bc, g._match, g._karma = self._refill, self._bc, self._match, self._karma
+        g._runs_on, g._draw_on, g._gamble_on = self._runs_on, self._draw_on, self._gamble_on
+        g._voluntary, g._max_actions, g._pair_skip = self._voluntary, self._max_actions, self._pair_skip
+        g._count_runs, g._reverse_each, g._after_previous = self._count_runs, self._reverse_each, self._after_previous
+        g._plain, g._cache_seat, g._cache = self._plain, self._cache_seat, self._cache
         g.hand_n = list(self.hand_n)
         g.hand_bits = list(self.hand_bits)
         g.groups = [dict(gr) for gr in self.groups]
