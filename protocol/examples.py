@@ -39,6 +39,7 @@ from .client_messages import (
 from .errors import ErrorCode
 from .message_base import C2S, S2C, Message
 from .payloads import TableSummary, TournamentDetails, TournamentGameResult, View
+from .replay_messages import GetReplay, Replay
 from .server_messages import (
     ChatMessage,
     Error,
@@ -403,6 +404,45 @@ EXAMPLES: dict[str, Message] = {
         },
     ),
     "pong": Pong(id=13),
+    "get_replay": GetReplay(id=28, game=42, start=1, count=1),
+    "replay": Replay(
+        id=28,
+        game=42,
+        table_name="Friday night",
+        preset="classic",
+        actions=2,
+        steps=[
+            {
+                "step": 1,
+                "seat": 0,
+                "action": "ready",
+                "phase": "setup",
+                "turn": None,
+                "seats": [
+                    {
+                        "name": "alice",
+                        "hand": ["4h", "9c", "Kd"],
+                        "face_up": [["Ts"], ["7s"], ["Ah"]],
+                        "face_down": ["3d", "Qc", "6s"],
+                        "out": False,
+                        "place": None,
+                    },
+                    {
+                        "name": "bob",
+                        "hand": ["5c", "8d", "Js"],
+                        "face_up": [["2h"], ["6d"], ["Qh"]],
+                        "face_down": ["4c", "9s", "Kc"],
+                        "out": False,
+                        "place": None,
+                    },
+                ],
+                "pile": [],
+                "stock": 40,
+                "burned": 0,
+                "places": None,
+            }
+        ],
+    ),
     "presence": Presence(table=7, seat=2, name="carol", event=PresenceEvent.REPLACED, bot="greedy-4"),
     "going_away": GoingAway(reason="the server is stopping (SIGTERM)", returning=True),
 }

@@ -68,6 +68,7 @@ from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .examples import EXAMPLES
 from .fields import _CONTROL, INT64_MAX, Invalid, check
 from .payloads import View
+from .replay_messages import GetReplay, Replay
 from .message_base import (
     C2S,
     MAX_ID,
@@ -133,6 +134,7 @@ __all__ = [
     "Error",
     "GameOver",
     "GetRecord",
+    "GetReplay",
     "GetLadder",
     "GetTournament",
     "GoingAway",
@@ -158,6 +160,7 @@ __all__ = [
     "Presence",
     "PresenceEvent",
     "Record",
+    "Replay",
     "Register",
     "RemoveBot",
     "Resume",

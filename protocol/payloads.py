@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
+from .replay_payloads import ReplaySeat, ReplayStep
+
 __all__ = [
     "PAYLOADS",
     "Announcement",
@@ -41,6 +43,8 @@ __all__ = [
     "GameStartEvent",
     "JsonValue",
     "Outcome",
+    "ReplaySeat",
+    "ReplayStep",
     "OutEvent",
     "ParticipantInfo",
     "PassedEvent",
@@ -651,5 +655,7 @@ PAYLOADS: tuple[type, ...] = (
     LadderTable,
     LadderRow,
     LadderGameInfo,
+    ReplayStep,
+    ReplaySeat,
     WelcomeLimits,
 )

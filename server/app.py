@@ -45,7 +45,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.names import name_key
-from protocol.messages import GetRecord, GoingAway, Logout, Message
+from protocol.messages import GetRecord, GetReplay, GoingAway, Logout, Message
 from server.accounts import Accounts
 from server.config import Limits, ServerConfig
 from server.coordination import FinishedGame, Session
@@ -143,6 +143,7 @@ class App:
         self.lobby.register(self.handlers)
         self.lobby_watch.register(self.handlers)
         self.handlers.add(GetRecord, self.records.get_record, writes=False)
+        self.handlers.add(GetReplay, self.records.get_replay, writes=False)
         self.handlers.add(Logout, self.accounts.logout, writes=False)  # (its row goes before its ok, as login's)
         self.tournaments.register_handlers(self.handlers)
         self.ladder = LadderService(self._ladder_parts())

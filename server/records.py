@@ -1,4 +1,5 @@
-"""Records of finished games: ``get_record`` reads one from the database (on the writer thread)."""
+"""Records of finished games: ``get_record`` reads one from the database (on the writer thread);
+``get_replay`` gives its open positions, step by step (:mod:`server.replays`)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,22 @@ from collections.abc import Callable
 from typing import cast
 
 from protocol.errors import ErrorCode
-from protocol.messages import GetRecord, Record
+from protocol.messages import GetRecord, GetReplay, Record, Replay
 from protocol.payloads import StoredGame
 from server.coordination import Session, TableError
 from server.durability import StoreCalls
+from server.replays import GameReplay, ReplayCache
 from server.reply import Reply
 from server.store import Store
 
 
 class Records:
-    """Answers ``get_record``; ``store`` gives the open store."""
+    """Answers ``get_record`` and ``get_replay``; ``store`` gives the open store."""
 
     def __init__(self, *, db: StoreCalls, store: Callable[[], Store]) -> None:
         self.db = db
         self.store = store
+        self.replays = ReplayCache()
 
     def get_record(self, s: Session, msg: GetRecord) -> Reply:
         async def fetch() -> Record:
@@ -27,5 +30,25 @@ class Records:
             if game is None:
                 raise TableError(ErrorCode.UNKNOWN_GAME, f"no finished game {msg.game}")
             return Record(id=msg.id, record=cast(StoredGame, game))  # as the store wrote it
+
+        return Reply(later=fetch())
+
+    def get_replay(self, s: Session, msg: GetReplay) -> Reply:
+        async def fetch() -> Replay:
+            replay = self.replays.get(msg.game)
+            if replay is None:
+                game = await self.db(self.store().game, msg.game)
+                if game is None:
+                    raise TableError(ErrorCode.UNKNOWN_GAME, f"no finished game {msg.game}")
+                replay = GameReplay(game)
+                self.replays.put(msg.game, replay)
+            return Replay(
+                id=msg.id,
+                game=msg.game,
+                table_name=replay.table_name,
+                preset=replay.record.preset,
+                actions=replay.actions,
+                steps=replay.steps(msg.start, msg.count),
+            )
 
         return Reply(later=fetch())
