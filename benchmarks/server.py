@@ -8,6 +8,7 @@ against a bare msgpack echo server over the same number of connections.
     python benchmarks/server.py --baseline HEAD~3 --tables 100 --seconds 10   # before/after, side by side
     python benchmarks/server.py --transport ws   # WebSocket vs JSON lines, side by side
     python benchmarks/server.py --builds --rounds 3   # pure vs compiled server vs the floor, alternating
+    python benchmarks/server.py --builds --think 200  # the same, paced: acts after 0-200 ms, 25 and 250 tables
 
 Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
 
@@ -44,6 +45,7 @@ import ctypes
 import gc
 import json
 import os
+import random
 import re
 import resource
 import select
@@ -54,7 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -160,6 +162,17 @@ class Stats:
         self.state_bytes = 0
         self.sample: dict[str, Any] | None = None
         self.lost = 0
+        self.think = 0.0
+        """Longest think before an act, in seconds (``--think``): each act waits a uniform
+        0..think, as a bot or a person does; 0 acts at once (the saturated load)."""
+        self.rng = random.Random(1)
+
+    def later(self, act: Callable[[], None]) -> None:
+        """Call ``act`` after this load's think time (at once when not thinking)."""
+        if self.think:
+            asyncio.get_running_loop().call_later(self.rng.uniform(0.0, self.think), act)
+        else:
+            act()
 
 
 class LoadClient(asyncio.Protocol):
@@ -280,9 +293,10 @@ class LoadClient(asyncio.Protocol):
             st.state_frames += 1
             st.state_bytes += size
             if self.inflight:
-                self.pending = m  # newer than what we acted on; used if the act is refused
-            else:
-                self.act_on(m)
+                self.pending = m  # newer than what we acted on (or think on); see act_on
+            elif m["view"]["legal"]:
+                self.inflight = True  # thinking: the act leaves in think_done
+                self.stats.later(lambda: self.think_done(m))
         elif t == "ok" or t == "error":
             mid = m.get("id")
             if mid == self.act_id:
@@ -312,6 +326,12 @@ class LoadClient(asyncio.Protocol):
             fut = self.waiters.pop(m.get("id", -1), None)
             if fut is not None:
                 fut.set_result(m)
+
+    def think_done(self, m: dict[str, Any]) -> None:
+        """Act on the newest state seen while thinking (``m`` unless a newer came)."""
+        p, self.pending = self.pending, None
+        self.inflight = False
+        self.act_on(p if p is not None else m)
 
     def act_on(self, m: dict[str, Any]) -> None:
         legal = m["view"]["legal"]
@@ -399,6 +419,7 @@ async def loadgen_game(spec: dict[str, Any]) -> None:
     )
     idle = await asyncio.wait_for(open_idle(port, stats, prefix, spec.get("idle", 0), sem), 300)
     emit("seated", seconds=time.monotonic() - t_setup)
+    stats.think = spec.get("think", 0.0)
     go, t0, t1 = (await read_line()).split()
     assert go == "go"
     gc.collect()
@@ -543,11 +564,12 @@ class FanoutClient(EchoClient):
                 if st.recording:
                     st.lat.append(time.perf_counter() - self.t)
             if self.turn == self.index:
-                self.fire()
+                st.later(self.fire)
 
 
 async def loadgen_fanout(spec: dict[str, Any]) -> None:
     stats = Stats()
+    stats.think = spec.get("think", 0.0)
     loop = asyncio.get_running_loop()
     act = _packb({"type": "act", "id": 1, "table": 1, "seq": 1, "action": ["play", [[10, 2]]]})
     act_frame = _HDR.pack(len(act)) + act
@@ -889,6 +911,7 @@ def game_scenario(
     source: Path = ROOT,
     wire: str = "msgpack",
     build: str | None = None,
+    think: float = 0.0,
 ) -> dict[str, Any]:
     srv = Server(kids, tmp, tag, profile=profile, source=source, build=build)
     try:
@@ -904,6 +927,7 @@ def game_scenario(
                 "idle": i_per[k],
                 "prefix": f"{tag}{k}",
                 "wire": wire,
+                "think": think,
             }
             for k in range(procs)
             if t_per[k] or i_per[k]
@@ -936,6 +960,7 @@ def reference_scenario(
     payload: dict[str, Any],
     warmup: float,
     seconds: float,
+    think: float = 0.0,
 ) -> dict[str, Any]:
     """One of the two servers the real one is compared with, over ``connections`` connections:
     :func:`measured_run`'s figures plus ``connections``.
@@ -953,7 +978,7 @@ def reference_scenario(
         # server holds the payload) and name their groups, which must differ between processes.
         specs = [
             {"mode": kind, "port": srv.port, "count": group * n}
-            | ({"prefix": f"g{k}-"} if fanout else {"payload": payload})
+            | ({"prefix": f"g{k}-", "think": think} if fanout else {"payload": payload})
             for k, n in enumerate(per)
             if n
         ]
@@ -1149,6 +1174,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--builds", action="store_true", help="pure vs compiled server vs the floor, alternating")
     p.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="with --builds: paced, each act after a think of 0..MS ms, at 25 tables and at 1,000 connections",
+    )
+    p.add_argument(
         "--transport",
         choices=["msgpack", "json", "ws"],
         default="msgpack",
@@ -1213,10 +1245,21 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
 
 
 def builds(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
-    """The main scenario on the pure and the compiled server (tools/mypyc_build.py), and the
-    floor over the same connections, alternately (the machine's noise hits all alike): each
-    figure's best and median, and the ratios to the floor (issue 32)."""
-    print(f"\nBUILDS: main scenario, {args.tables} tables, {args.rounds} alternating rounds: pure, compiled, floor")
+    """The pure and the compiled server (tools/mypyc_build.py) and the floor over the same
+    connections, alternately (the machine's noise hits all alike): each figure's best and
+    median, and the ratios to the floor (issue 32). Saturated (the main scenario, ``--tables``
+    tables), or with ``--think`` paced at two loads: 25 tables (light) and 1,000 connections."""
+    if args.think:
+        for tables in (25, P99_CONNECTIONS // 4):
+            builds_at(kids, tmp, args, tables, args.think / 1000)
+    else:
+        builds_at(kids, tmp, args, args.tables, 0.0)
+
+
+def builds_at(kids: Children, tmp: Path, args: argparse.Namespace, tables: int, think: float) -> None:
+    """:func:`builds` at one load: ``tables`` tables of 4, each act after a think of 0..``think`` s."""
+    pace = f"paced (think 0-{think * 1000:g} ms)" if think else "saturated"
+    print(f"\nBUILDS: {tables} tables, {pace}, {args.rounds} alternating rounds: pure, compiled, floor")
     rows: dict[str, list[dict[str, Any]]] = {"pure": [], "compiled": [], "floor": []}
     payload: dict[str, Any] = {}
     for k in range(args.rounds):
@@ -1224,12 +1267,13 @@ def builds(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
             if which == "floor":
                 r = reference_scenario(
                     kids, tmp, "fanout", rows["pure"][-1]["connections"], args.client_procs, payload,
-                    args.warmup, args.seconds,
+                    args.warmup, args.seconds, think=think,
                 )  # fmt: skip
             else:
                 r = game_scenario(
-                    kids, tmp, f"{which}{k}", args.tables, 0, args.client_procs, args.warmup, args.seconds, build=which
-                )
+                    kids, tmp, f"{which}{k}", tables, 0, args.client_procs, args.warmup, args.seconds,
+                    build=which, think=think,
+                )  # fmt: skip
                 payload = dict(r.get("sample") or {})
                 payload.pop("id", None)
             rows[which].append(r)

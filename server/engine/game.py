@@ -116,8 +116,9 @@ class Game(GameState):
     def clone(self) -> Game:
         """A deep copy that shares only immutable parts (for search bots). Every attribute is
         named: the compiled class has no ``__dict__`` (tests/engine/test_clone_attrs.py checks
-        that none is forgotten)."""
-        g = type(self).__new__(type(self))
+        that none is forgotten). The copy is a :class:`_Clone`, a ``Game`` made without dealing
+        (a compiled class runs ``__init__`` inside ``__new__``, so ``__new__`` cannot skip it)."""
+        g: Game = _Clone()
         g.rules, g.n, g.dealer, g.deck, g.pw = self.rules, self.n, self.dealer, self.deck, self.pw
         g.eff, g.last_len, g.last_player, g.phase = self.eff, self.last_len, self.last_player, self.phase
         g.current, g.direction, g.active, g.turn_hand = self.current, self.direction, self.active, self.turn_hand
@@ -599,3 +600,11 @@ def _normalise(action: object) -> Action | None:
     if isinstance(action, tuple):
         return action
     return None
+
+
+class _Clone(Game):
+    """A :class:`Game` allocated without a deal, for :meth:`Game.clone` to fill in: every
+    attribute is assigned there before the copy is used."""
+
+    def __init__(self) -> None:
+        pass
