@@ -51,7 +51,7 @@ from typing import Any
 import msgpack
 
 from .errors import FATAL, ErrorCode, LocalProtocolError, RemoteProtocolError
-from .framing import FRAME_HEADER, FrameDecoder, LineDecoder, encode_frame, encode_line
+from .framing import FrameDecoder, LineDecoder, encode_frame, encode_line
 from .splice import PackedEntries, SharedEncoding
 from .messages import (
     S2C,
@@ -59,10 +59,8 @@ from .messages import (
     Direction,
     Error,
     Hello,
-    MAX_ID,
     LoggedIn,
     Message,
-    Ok,
     decode_message,
     encode_message,
     error_from,
@@ -159,7 +157,6 @@ TRANSITIONS: dict[tuple[ConnectionState, Role, str], ConnectionState | ErrorCode
 #: Server messages that may be sent shared (:meth:`Connection.send_shared`): pushed ones, which
 #: leave OPEN and CLOSING unchanged (checked against TRANSITIONS below).
 _SHAREABLE = frozenset({"state"})
-_OK_BODY = b"\x82\xa4type\xa2ok\xa2id"  # {"type": "ok", "id": ...} up to the id's value
 _PACK: Callable[[object], bytes] = msgpack.Packer(use_bin_type=True).pack
 assert all(
     TRANSITIONS.get((st, Role.SERVER, t), TRANSITIONS.get((st, Role.SERVER, _ANY))) is st
@@ -401,22 +398,6 @@ class Connection:
             data = shared.frame(own, inner_own, max_size=self.max_out)
         self.state = found
         return data
-
-    def send_ok(self, request_id: int) -> bytes:
-        """Encode ``ok`` answering ``request_id`` (server role): the same bytes as
-        ``send(Ok(id=request_id))``, by a shorter road, as it answers every applied act."""
-        state = self.state
-        if (
-            self.role is not Role.SERVER
-            or not (state is ConnectionState.OPEN or state is ConnectionState.CLOSING)
-            or type(request_id) is not int
-            or not 0 <= request_id <= MAX_ID
-        ):
-            return self.send(Ok(id=request_id))
-        if self.mode is Mode.JSON:
-            return b'{"type":"ok","id":%d}\n' % request_id
-        body = _OK_BODY + _PACK(request_id)
-        return FRAME_HEADER.pack(len(body)) + body
 
     def send_error(
         self,

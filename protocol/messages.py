@@ -26,10 +26,9 @@ Every client-to-server request carries ``id`` (0..2**31-1, chosen by the client)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, cast
+from typing import Any
 
 from .client_messages import (
     Act,
@@ -66,8 +65,7 @@ from .client_messages import (
 )
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .examples import EXAMPLES
-from .fields import _CONTROL, INT64_MAX, Invalid, check
-from .payloads import View
+from .fields import Invalid, check
 from .replay_messages import GetReplay, Replay
 from .message_base import (
     C2S,
@@ -204,16 +202,6 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
     or not a message of that direction; ``BAD_MESSAGE`` for a missing, unknown, mistyped or
     out-of-range field. ``request_id`` is the frame's ``id`` when it was a valid id.
     """
-    if type(d) is dict:
-        # The two messages a busy connection carries most go a checked short way first.
-        kind = d.get("type")
-        fast: Message | None = None
-        if kind == "act" and direction == "c2s":
-            fast = _fast_act(d)
-        elif kind == "state" and direction == "s2c":
-            fast = _fast_state(d)
-        if fast is not None:
-            return fast
     direction = Direction(direction)
     if not isinstance(d, Mapping):
         raise RemoteProtocolError(ErrorCode.BAD_FRAME, "a message must be a map")
@@ -256,66 +244,6 @@ def decode_message(d: Mapping[str, Any], direction: Direction | str) -> Message:
                 ErrorCode.BAD_MESSAGE, f"{kind}: field {spec.name!r} {exc}", request_id=rid
             ) from None
     return cls(**values)
-
-
-_ACT_KEYS = frozenset({"type", "id", "table", "seq", "action"})
-
-
-def _fast_act(d: dict[str, Any]) -> Act | None:
-    """A well-formed ``act`` (the message a busy server receives most), checked inline to the
-    same specs; None for anything unusual, which the generic path then decides and explains."""
-    rid, table, seq, action = d.get("id"), d.get("table"), d.get("seq"), d.get("action")
-    if (
-        len(d) == 5
-        and d.get("type") == "act"
-        and type(rid) is int
-        and type(table) is int
-        and type(seq) is int
-        and type(action) is str
-        and 0 <= rid <= MAX_ID
-        and 0 <= table <= MAX_ID
-        and 0 <= seq <= INT64_MAX
-        and 1 <= len(action) <= 200
-        and not _CONTROL.search(action)
-        and d.keys() == _ACT_KEYS
-    ):
-        return Act(id=rid, table=table, seq=seq, action=action)
-    return None
-
-
-_STATE_KEYS = frozenset({"type", "table", "seq", "game", "view", "events", "deadline"})
-
-
-def _fast_state(d: dict[str, Any]) -> State | None:
-    """A well-formed ``state`` (what every seat receives after every action), checked inline to
-    the same specs as the generic path, building the same message; None for anything unusual,
-    which the generic path then decides and explains."""
-    table, seq, game, view, events = d.get("table"), d.get("seq"), d.get("game"), d.get("view"), d.get("events")
-    deadline = d.get("deadline")
-    if not (
-        d.get("type") == "state"
-        and type(table) is int
-        and type(seq) is int
-        and type(game) is int
-        and type(view) is dict
-        and type(events) is list
-        and 0 <= table <= MAX_ID
-        and 0 <= seq <= INT64_MAX
-        and 0 <= game <= MAX_ID
-        and (deadline is None or (type(deadline) is float and 0.0 <= deadline < math.inf))
-        and d.keys() <= _STATE_KEYS
-    ):
-        return None
-    try:
-        # Map keys must be strings: str.join accepts nothing else, and walks the keys in C.
-        "".join(view)
-        for event in events:
-            if type(event) is not dict:
-                return None
-            "".join(event)
-    except TypeError:
-        return None
-    return State(table=table, seq=seq, game=game, view=cast(View, view), events=tuple(events), deadline=deadline)
 
 
 def encode_message(msg: Message, *, validate: bool = True) -> dict[str, Any]:

@@ -36,6 +36,12 @@ _MAP_HEADERS = tuple(_map_header(n) for n in range(64))
 """The headers of maps of up to 63 entries (every state's), looked up rather than built."""
 
 
+def with_encoding(value: Any) -> tuple[Any, bytes]:
+    """``value`` and its msgpack encoding: an entry of :class:`SharedEncoding`'s ``inner``."""
+    data: bytes = _PACKER.pack(value)
+    return value, data
+
+
 def _packed_entries(d: dict[str, Any]) -> bytes:
     """The msgpack encoding of ``d``'s entries without the map header."""
     data: bytes = _PACKER.pack(d)

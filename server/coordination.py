@@ -4,10 +4,9 @@ states and finished games (their outbox is :class:`server.table.Outbox`).
 
 Nothing here encodes, awaits or reads a clock. A broadcast ``state`` is described once per
 change (:class:`StateChange`) and once per recipient (:class:`StateOut`); the shell
-(:mod:`server.wire`) encodes the change's shared part once for all recipients and keeps the
-encodings of parts that did not change: a :class:`PlayerEntry`'s in its ``wire`` slot, a
-:class:`SeatPart`'s in the part itself (a :class:`protocol.splice.PackedEntries`, which
-encodes nothing until the shell first sends it).
+(:mod:`server.wire`) encodes the change's shared part once for all recipients, and a
+:class:`SeatPart` is encoded in the part itself (a :class:`protocol.splice.PackedEntries`,
+which encodes nothing until the shell first sends it).
 """
 
 from __future__ import annotations
@@ -60,16 +59,13 @@ class TableError(Exception):
 
 class PlayerEntry:
     """One player's entry in the view's ``players``, built once and sent in every state until
-    it changes (``key``: what it was built from; the builder builds it again when that differs).
-    The coordinator never touches ``wire``: the shell keeps there the entry's encoding, made
-    the first time it is sent."""
+    it changes (``key``: what it was built from; the builder builds it again when that differs)."""
 
-    __slots__ = ("key", "value", "wire")
+    __slots__ = ("key", "value")
 
     def __init__(self, key: object, value: dict[str, Any]) -> None:
         self.key = key
         self.value = value
-        self.wire: bytes | None = None
 
 
 class SeatPart(PackedEntries):

@@ -50,7 +50,7 @@ from typing import Protocol, cast
 
 from protocol.connection import Connection, ConnectionState, Mode
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.messages import Message, Ok
+from protocol.messages import Message
 from server.config import Limits
 from server.coordination import StateOut
 from server.journal import Journal
@@ -342,8 +342,6 @@ class ClientSession(asyncio.Protocol):
                     if shared is None:
                         shared = shared_encoding(msg.change)
                     chunks.append(conn.send_shared("state", shared, msg.own, msg.part))
-                elif type(msg) is Ok:
-                    chunks.append(conn.send_ok(msg.id))
                 else:
                     assert not isinstance(msg, StateOut)
                     chunks.append(conn.send(msg))

@@ -276,17 +276,3 @@ def test_bad_limits_refused() -> None:
         Connection("server", max_in=0)
     with pytest.raises(ValueError):
         Connection("peer")
-
-
-@pytest.mark.parametrize("mode", ["msgpack", "json"])
-def test_send_ok_gives_the_bytes_of_send_ok_message(mode: str) -> None:
-    """The short road for ``ok`` encodes exactly what sending an Ok message encodes, for ids of
-    every msgpack integer width, and falls back to the full checks where they matter."""
-    conn = server_after_handshake(mode)
-    for rid in (0, 1, 127, 128, 255, 256, 65535, 65536, 2**31 - 1):
-        assert conn.send_ok(rid) == conn.send(Ok(id=rid))
-    with pytest.raises(LocalProtocolError):
-        conn.send_ok(2**31)  # out of range: refused like Ok(id=2**31)
-    fresh = Connection("server")  # no hello yet: an ok is not allowed
-    with pytest.raises(LocalProtocolError):
-        fresh.send_ok(1)
