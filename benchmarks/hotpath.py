@@ -81,7 +81,10 @@ async def build(tables: int, turn_states: bool = False) -> tuple[App, list[list[
     tmp = tempfile.mkdtemp()
     app = App(
         ServerConfig(
-            host="127.0.0.1", port=0, db=f"{tmp}/bench.sqlite3", limits=Limits(rate_per_second=1e9, rate_burst=10**9)
+            host="127.0.0.1",
+            port=0,
+            db=f"{tmp}/bench.sqlite3",
+            limits=Limits(rate_per_second=1e9, rate_burst=10**9, tables_per_address=10**6),
         )
     )
     await app.start()
@@ -104,8 +107,7 @@ async def build(tables: int, turn_states: bool = False) -> tuple[App, list[list[
         owner.data_received(
             frame({"type": "create_table", "id": 3, "name": f"t{t}", "preset": "classic", "seats": 4, "seed": t})
         )
-        await drain(app)  # the answer is held until the journal has committed the new table
-        table_id = next(f for f in seats[0][1].frames() if f["type"] == "table_created")["table"]
+        table_id = (await answer(app, seats[0][1], "table_created"))["table"]
         assert table_id == t + 1
         for s, _ in seats:
             s.data_received(frame({"type": "join", "id": 4, "table": table_id}))
@@ -116,6 +118,20 @@ async def build(tables: int, turn_states: bool = False) -> tuple[App, list[list[
             tr.chunks.clear()
         out.append(seats)
     return app, out
+
+
+async def answer(app: App, tr: FakeTransport, kind: str) -> dict[str, Any]:
+    """The first frame of type ``kind`` written to ``tr``: requests run as tasks, and their
+    answers are held until the journal has committed what they changed."""
+    for _ in range(10_000):
+        await drain(app)
+        await asyncio.sleep(0)
+        for f in tr.frames():
+            if f["type"] == kind:
+                return f
+            if f["type"] == "error":
+                raise RuntimeError(f"refused instead of {kind!r}: {f}")
+    raise RuntimeError(f"no {kind!r} came")
 
 
 async def drain(app: App) -> None:

@@ -60,8 +60,10 @@ class FieldSpec:
     name: str = ""
     kind: Kind
     required: bool = True
-    lo: float | None = None
-    hi: float | None = None
+    # int | float, not float (which mypy reads as the same): compiled code would keep a float
+    # and compare with it, and an int bound must stay exact (2**63 - 1 is no float).
+    lo: int | float | None = None
+    hi: int | float | None = None
     min_len: int = 0
     max_len: int | None = None
     pattern: str | None = None

@@ -106,7 +106,7 @@ def _reject_ext(code: int, data: bytes) -> NoReturn:
 # --------------------------------------------------------------------------- msgpack mode
 
 
-def encode_frame(obj: dict[str, Any], *, max_size: int | None) -> bytes:
+def encode_frame(obj: object, *, max_size: int | None) -> bytes:
     """Encode one map as a length-prefixed msgpack frame.
 
     Raises ``LocalProtocolError``: ``FRAME_TOO_LARGE`` if the body is longer than
@@ -293,7 +293,7 @@ def _has_surrogate(obj: dict[str, Any]) -> bool:
     return False
 
 
-def encode_line(obj: dict[str, Any], *, max_size: int | None = None) -> bytes:
+def encode_line(obj: object, *, max_size: int | None = None) -> bytes:
     """Encode one map as a compact JSON line (UTF-8, not ASCII-escaped) ending in ``"\\n"``.
 
     Raises ``LocalProtocolError``: ``BAD_FRAME`` if ``obj`` is not a dict or not JSON

@@ -294,7 +294,9 @@ class App:
     @property
     def port(self) -> int:
         assert self.server is not None
-        return int(self.server.sockets[0].getsockname()[1])
+        # (Any: asyncio gives a tuple of sockets, uvloop a list, which compiled code would refuse.)
+        sockets: Any = self.server.sockets
+        return int(sockets[0].getsockname()[1])
 
     @property
     def local_host(self) -> str:

@@ -203,8 +203,8 @@ class Lobby:
                 check_deck(deck, rules)
         except RulesError as exc:
             raise TableError(ErrorCode.BAD_RULES, exc.message) from None
-        except CardError as exc:
-            raise TableError(ErrorCode.BAD_RULES, f"deck: {exc}") from None
+        except CardError as bad:  # (its own name: compiled code types a handler's name once)
+            raise TableError(ErrorCode.BAD_RULES, f"deck: {bad}") from None
         self.quotas.check_tables(s.identity, owned=self.owned_by(s.identity), from_address=self.opened_at(s.address))
         table = self.add(
             lambda table_id: Table(

@@ -67,7 +67,7 @@ def _int(text: str, word: str) -> int:
     return int(word)
 
 
-def parse_action(text: str) -> Action:
+def parse_action(text: object) -> Action:
     """Parse the text form of an action into its canonical tuple.
 
     Raises :class:`IllegalAction` with ``MALFORMED_ACTION`` if the text is not an action.

@@ -148,11 +148,12 @@ class Game(GameState):
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: object, action: object) -> list[Event]:
         """Apply a legal action of ``seat`` and return the events it caused.
 
         Raises :class:`IllegalAction` (state unchanged) for anything not in
-        :meth:`legal_actions`. Play and run cards may be given in any order.
+        :meth:`legal_actions`. Play and run cards may be given in any order. ``seat`` and
+        ``action`` are ``object``: anything may come, and is checked here.
         """
         if type(seat) is not int:  # True == 1 and 1.0 == 1: refuse them before any lookup
             raise diagnose(self, seat, action)
@@ -161,10 +162,10 @@ class Game(GameState):
         else:
             legal = self.legal_actions(seat)
         try:
-            canonical: object = legal[legal.index(action)]
+            canonical: Action | None = legal[legal.index(action)]
         except ValueError:
-            canonical = _ABSENT
-        if canonical is not action:
+            canonical = None
+        if canonical is None or canonical is not action:
             # Not the very tuple from the legal list (it was parsed, rebuilt, or is wrong):
             # it must have exact types (20.0 == 20 but is no card) and is then replaced by
             # the canonical tuple, or it is refused.
@@ -173,18 +174,19 @@ class Game(GameState):
                 fixed = None
             if fixed is None or fixed not in legal:
                 raise diagnose(self, seat, action)
-            action = legal[legal.index(fixed)]
+            canonical = legal[legal.index(fixed)]
+        act: Action = canonical
         self.version += 1
-        self.history.append((seat, action))
+        self.history.append((seat, act))
         events: list[Event] = []
-        kind = action[0]
+        kind = act[0]
         if kind == PLAY or kind == RUN:
-            self._play(seat, action[1], kind == RUN, events)
+            self._play(seat, act[1], kind == RUN, events)
         elif kind == TAKE:
-            extra = [self._remove_face_up_card(seat, action[1])] if len(action) == 2 else []
+            extra = [self._remove_face_up_card(seat, act[1])] if len(act) == 2 else []
             self._pickup(seat, extra, events)
         elif kind == FLIP:
-            self._flip(seat, action[1], events)
+            self._flip(seat, act[1], events)
         elif kind == DRAW:
             self._add(seat, (self.stock.pop(),))
             self.drew = True
@@ -194,16 +196,16 @@ class Game(GameState):
             events.append((GAMBLED, seat, c))
             self._single(seat, c, STOCK, events)
         elif kind == SWAP:
-            self._swap(seat, action[1], action[2], events)
+            self._swap(seat, act[1], act[2], events)
         elif kind == PLACE:
-            self._place(seat, action[1], action[2], events)
+            self._place(seat, act[1], act[2], events)
         elif kind == READY:
             self.ready[seat] = True
             events.append((READY_EVENT, seat))
             if all(self.ready):
                 self._begin(events)
         elif kind == ANNOUNCE or kind == PASS:
-            self._announce(seat, action[1] if kind == ANNOUNCE else -1, events)
+            self._announce(seat, act[1] if kind == ANNOUNCE else -1, events)
         if len(self.history) >= self._max_actions and self.phase != OVER:
             self.capped = True
             self._end(self.current if self.current >= 0 else 0, events)
@@ -583,10 +585,6 @@ def _cover(row: list[list[int]], cards: list[int], start: int) -> list[int] | No
         if found is not None:
             return [i, *found]
     return None
-
-
-_ABSENT = object()
-"""Marks "not in the legal list" (an action may be any object, even ``None``)."""
 
 
 def _normalise(action: object) -> Action | None:

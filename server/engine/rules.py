@@ -368,12 +368,13 @@ def _check_lower_allows(value: Any) -> dict[str, str]:
     return out
 
 
-def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None) -> Rules:
+def make_rules(preset: object = "classic", options: object = None) -> Rules:
     """Return the :class:`Rules` of ``preset`` with ``options`` applied on top.
 
     Raises :class:`RulesError` for an unknown preset or option, a value of the wrong type or
     outside its range, or an impossible combination. The player count is checked separately
     by :func:`check_seats`, because a rule set does not know how many will sit down.
+    ``preset`` and ``options`` are typed ``object``: they come from outside and are checked here.
     """
     if not isinstance(preset, str) or preset not in PRESETS:
         raise RulesError("preset", f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
@@ -432,8 +433,8 @@ def make_rules(preset: str = "classic", options: Mapping[str, Any] | None = None
     return rules
 
 
-def check_seats(rules: Rules, seats: int) -> None:
-    """Raise :class:`RulesError` unless ``seats`` players can play under ``rules``."""
+def check_seats(rules: Rules, seats: object) -> int:
+    """``seats``, checked: raise :class:`RulesError` unless ``seats`` players can play under ``rules``."""
     if isinstance(seats, bool) or not isinstance(seats, int):
         raise RulesError("seats", f"the number of players must be an integer, not {seats!r}")
     if not rules.min_players <= seats <= rules.max_players:
@@ -448,3 +449,4 @@ def check_seats(rules: Rules, seats: int) -> None:
             f"cards = {need}, but decks={rules.decks} and jokers={rules.jokers} "
             f"give only {rules.deck_size()} cards",
         )
+    return seats

@@ -96,9 +96,10 @@ class GameState:
     """The state of one game and what it allows; :class:`~server.engine.game.Game` adds the
     moves. See the module docstring."""
 
-    def __init__(self, rules: Rules, seats: int, dealer: int, deck: list[int]) -> None:
-        """Deal ``deck`` (top card first; exactly the rules' cards) with ``dealer`` dealing."""
-        check_seats(rules, seats)
+    def __init__(self, rules: Rules, seats: object, dealer: object, deck: list[int]) -> None:
+        """Deal ``deck`` (top card first; exactly the rules' cards) with ``dealer`` dealing.
+        ``seats`` and ``dealer`` are checked here (``object``: they may come from outside)."""
+        seats = check_seats(rules, seats)
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats:
             raise RulesError("dealer", f"dealer must be a seat 0..{seats - 1}, not {dealer!r}")
         check_deck(deck, rules)
@@ -211,8 +212,9 @@ class GameState:
 
     # ------------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: int) -> tuple[Action, ...]:
-        """The complete tuple of legal actions of ``seat`` (empty if it may not act now)."""
+    def legal_actions(self, seat: object) -> tuple[Action, ...]:
+        """The complete tuple of legal actions of ``seat`` (empty if it may not act now, or is
+        not a seat: ``object``, as a bool or a float equal to a seat is none)."""
         if self._cache_version == self.version and self._cache_seat is seat:
             return self._cache
         if type(seat) is not int or not 0 <= seat < self.n:

@@ -99,6 +99,7 @@ def test_rebuilt_game_continues_identically(preset: str, seats: int) -> None:
     assert checked > 0
 
 
+@pytest.mark.pure_only
 def test_only_state_fields_differ_between_games() -> None:
     """Every attribute of a Game that ``game_from`` does not set is the same in two games of
     the same rules and seat count in different states: new engine state would fail here."""

@@ -42,6 +42,7 @@ def boom(*args: Any, **kwargs: Any) -> Any:
 # ---------------------------------------------------------------------- clocks
 
 
+@pytest.mark.pure_only
 async def test_a_table_whose_clock_fails_does_not_stop_the_others(
     make_app: Any, players: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -89,6 +90,7 @@ async def test_a_failure_after_the_game_over_does_not_answer_the_act_twice(
     await clients[0].ok({"type": "start", "table": t}, "ok")
 
 
+@pytest.mark.pure_only
 async def test_a_failure_after_leave_does_not_answer_twice(
     make_app: Any, players: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,6 +108,7 @@ async def test_a_failure_after_leave_does_not_answer_twice(
     assert [f["type"] for f in answers(alone)[rid]] == ["ok"]
 
 
+@pytest.mark.pure_only
 async def test_a_handler_that_fails_before_answering_answers_one_error(
     make_app: Any, players: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+import pytest
+
 from client.house import HouseBots
 from protocol.messages import LobbyUpdate, Message
 from server.app import App
@@ -87,6 +89,7 @@ class Follower:
         self.got.extend(msgs)
 
 
+@pytest.mark.pure_only
 async def test_a_burst_of_changes_makes_one_push() -> None:
     """Twenty changes in one turn of the loop: one lobby_update, with the list as it is when it
     goes, and no other push on its way after it."""

@@ -11,6 +11,8 @@ import gc
 import types
 from typing import Any
 
+import pytest
+
 from server.engine import format_action, make_rules
 from server.table import Outbox, Table, default_action
 from tests.server.test_table import Fake
@@ -71,6 +73,7 @@ def test_a_table_holds_no_more_after_500_games_than_after_50() -> None:
     assert after_500 - after_50 < 200, (after_50, after_500)
 
 
+@pytest.mark.pure_only
 def test_the_counter_sees_growth() -> None:
     """The measure itself works: a table that kept one record per game would fail the bound."""
     t = Table(1, "soak", "alice", make_rules("classic"), 2, seed=7)
