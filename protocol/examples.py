@@ -410,6 +410,7 @@ EXAMPLES: dict[str, Message] = {
         game=42,
         table_name="Friday night",
         preset="classic",
+        dealer=1,
         actions=2,
         steps=[
             {

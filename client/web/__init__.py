@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent
 FILES: tuple[str, ...] = (
     "index.html",
     "tv.html",
+    "replay.html",
     "style.css",
+    "pages.css",
     "manifest.webmanifest",
     "icon.svg",
     "js/alert.js",
@@ -38,10 +40,13 @@ FILES: tuple[str, ...] = (
     "js/net.js",
     "js/qr.js",
     "js/reasons.js",
+    "js/replay.js",
+    "js/replay_steps.js",
     "js/seating.js",
     "js/table.js",
     "js/tv.js",
     "js/ui.js",
+    "js/viewer.js",
     "js/wake.js",
 )
 """The files the server serves (paths under :data:`ROOT`): this list and nothing else, so a file
