@@ -310,6 +310,10 @@ EXAMPLES: dict[str, Message] = {
                 "finished": 1795599990.25,
             },
         ),
+        ratings=(
+            {"games": 59, "game": 811, "finished": 1795599990.25, "rating": 29.1, "rating_95": 3.154},
+            {"games": 60, "game": 812, "finished": 1795600000.5, "rating": 29.412, "rating_95": 3.108},
+        ),
     ),
     "welcome": Welcome(
         id=1,

@@ -67,6 +67,7 @@ __all__ = [
     "TournamentGameResult",
     "TABLE_EVENT_KINDS",
     "LadderGameInfo",
+    "LadderRatingPoint",
     "LadderRow",
     "LadderTable",
     "TournamentDetails",
@@ -594,6 +595,16 @@ class LadderGameInfo(TypedDict):
     finished: Annotated[float, "When it ended (Unix time, seconds)."]
 
 
+class LadderRatingPoint(TypedDict):
+    """An item of ``ladder_history.ratings``: the bot's overall rating after one of its games."""
+
+    games: Annotated[int, "How many ladder games the bot had played then."]
+    game: Annotated[int, "That game's id (`get_record`)."]
+    finished: Annotated[float, "When it ended (Unix time, seconds)."]
+    rating: Annotated[float, "The overall rating (mu) after it."]
+    rating_95: Annotated[float, "Half-width of its 95 % interval."]
+
+
 class TournamentGameResult(TypedDict):
     """``tournament_game.result``: who sat where in a finished tournament game and how it went."""
 
@@ -655,6 +666,7 @@ PAYLOADS: tuple[type, ...] = (
     LadderTable,
     LadderRow,
     LadderGameInfo,
+    LadderRatingPoint,
     ReplayStep,
     ReplaySeat,
     WelcomeLimits,

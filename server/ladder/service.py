@@ -45,6 +45,7 @@ from server.table import Outbox, Table
 from server.tournament.schedule import GameSpec
 
 from . import store as ladder_store
+from .history import rating_points
 from .ratings import OVERALL, Candidate, LadderGame, Match, Ratings, fold_all, pick_match
 from .store import LadderState, MemberRow, Op
 
@@ -168,7 +169,8 @@ class LadderService:
             }
             for g in self.ratings.games_of(msg.name, msg.limit)
         ]
-        return Reply(LadderHistory(id=msg.id, name=msg.name, games=games))  # type: ignore[arg-type]
+        ratings = rating_points(self.ratings.history.get(msg.name))
+        return Reply(LadderHistory(id=msg.id, name=msg.name, games=games, ratings=ratings))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ matches
 
