@@ -1,6 +1,7 @@
 """Issue 34, part 2: the read-only pages pass the axe-core audit of tests/web/test_a11y.py (no
-serious or critical violation) at phone size: the replay viewer at the deal, in play and at the
-end, and the form that asks for a game number."""
+serious or critical violation): the replay viewer at the deal, in play and at the end, and the
+form that asks for a game number, on a phone; the ladder, a bot's page with its plot and the
+page of a bot without games, on a phone and a desktop."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from selenium.webdriver.common.keys import Keys
 from tests.live_server import LiveServer
 from tests.web.conftest import Browser
 from tests.web.test_a11y import _axe_source, audit
+from tests.web.test_ladder_pages import ladder_with_two_bots
 from tests.web.test_play import css, until
 from tests.web.test_replay import finished_game
 from tests.web.test_tv import Owner
@@ -39,3 +41,20 @@ def test_the_replay_viewer_passes_an_accessibility_audit(live_server: LiveServer
     css(driver, "body")[0].send_keys(Keys.END)
     until(driver, lambda d: css(d, "#r-over"))
     audit(driver, axe, "the replay at the end")
+
+
+def test_the_ladder_and_a_bots_page_pass_an_accessibility_audit(live_server: LiveServer, browser: Browser) -> None:
+    axe = _axe_source()
+    server = live_server()
+    ladder_with_two_bots(server, games=2)
+    for driver in (browser(360, 640, mobile=True), browser(1280, 800)):
+        driver.set_script_timeout(60)
+        driver.get(f"{server.url}ladder")
+        until(driver, lambda d: css(d, "#l-table tbody tr"))
+        audit(driver, axe, "the ladder")
+        driver.get(f"{server.url}bot?name=alpha")
+        until(driver, lambda d: css(d, "#b-plot"))
+        audit(driver, axe, "a bot's page")
+        driver.get(f"{server.url}bot?name=nobody")
+        until(driver, lambda d: "No ladder game yet." in css(d, "#screen")[0].text)
+        audit(driver, axe, "the page of a bot without games")
