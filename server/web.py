@@ -65,6 +65,7 @@ _ALIASES = {
     "/replay": "/replay.html",
     "/ladder": "/ladder.html",
     "/bot": "/bot.html",
+    "/tournament": "/tournament.html",
 }
 """Paths served as another file (the page's address without ``.html``)."""
 

@@ -52,19 +52,14 @@ def ladder_with_two_bots(server: Any, games: int = GAMES) -> tuple[dict[str, Any
     return standings, games
 
 
-def expected_rows(table: dict[str, Any], members: list[str]) -> list[list[str]]:
-    def health(r: dict[str, Any]) -> str:
-        parts = [
-            f"{n} {one if n == 1 else many}"
-            for n, one, many in (
-                (r["timeouts"], "timeout", "timeouts"),
-                (r["illegal"], "illegal", "illegal"),
-                (r["disconnects"], "disconnect", "disconnects"),
-            )
-            if n
-        ]
-        return ", ".join(parts) or "clean"
+def health(r: dict[str, Any]) -> str:
+    """A row's health as the pages say it."""
+    counts = ((r["timeouts"], "timeout", "timeouts"), (r["illegal"], "illegal", "illegal"))
+    counts += ((r["disconnects"], "disconnect", "disconnects"),)
+    return ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n) or "clean"
 
+
+def expected_rows(table: dict[str, Any], members: list[str]) -> list[list[str]]:
     return [
         [
             str(r["rank"]),

@@ -58,3 +58,26 @@ def test_the_ladder_and_a_bots_page_pass_an_accessibility_audit(live_server: Liv
         driver.get(f"{server.url}bot?name=nobody")
         until(driver, lambda d: "No ladder game yet." in css(d, "#screen")[0].text)
         audit(driver, axe, "the page of a bot without games")
+
+
+def test_a_tournaments_page_passes_an_accessibility_audit(live_server: LiveServer, browser: Browser) -> None:
+    axe = _axe_source()
+    server = live_server()
+    owner = Owner(server.port)
+    try:
+        owner.request({"type": "hello", "version": 1})
+        owner.request({"type": "login", "name": "organiser", "guest": True})
+        cup = {"name": "Small cup", "preset": "classic", "seats": 2, "games": 6, "concurrency": 1}
+        tid = owner.request({"type": "create_tournament", **cup, "bots": ["greedy", "random", "greedy"]})["tournament"]
+        owner.request({"type": "start_tournament", "tournament": tid})
+        owner.until(lambda m: m["type"] == "tournament_over")
+    finally:
+        owner.close()
+    for driver in (browser(360, 640, mobile=True), browser(1280, 800)):
+        driver.set_script_timeout(60)
+        driver.get(f"{server.url}tournament?id={tid}")
+        until(driver, lambda d: css(d, "#t-cross tbody tr"))
+        audit(driver, axe, "a finished tournament's page")
+        driver.get(f"{server.url}tournament")
+        until(driver, lambda d: css(d, "#t-list li"))
+        audit(driver, axe, "the list of tournaments")
