@@ -18,7 +18,7 @@ from client.cli.draw import Theme, plain_lines
 from client.cli.replay import Replay, render_step
 from tests.live_server import LiveServer
 from tests.web.conftest import Browser
-from tests.web.test_play import css, tap, until
+from tests.web.test_play import css, play_to_the_end, sit_down_with_bots, tap, until
 from tests.web.test_tv import Owner, seat_bots
 
 # What the page shows of the step it is at, read from its DOM.
@@ -176,3 +176,32 @@ def test_a_game_in_progress_shows_no_card(live_server: LiveServer, browser: Brow
         assert css(phone, ".card") == []
     finally:
         owner.close()
+
+
+def test_the_players_page_leads_to_the_replay_and_the_other_pages(live_server: LiveServer, browser: Browser) -> None:
+    """A player's game over offers the replay of that game (in a new tab), which opens at the
+    deal and ends with the same result; the lobby links the ladder, the tournaments and the
+    replay viewer."""
+    server = live_server()
+    phone = browser(360, 640, mobile=True)
+    sit_down_with_bots(phone, server.url, "alice")
+    play_to_the_end(phone)
+    until(phone, lambda d: css(d, ".replay-link a"))
+    link = css(phone, ".replay-link a")[0]
+    assert link.get_attribute("target") == "_blank"
+    loser = css(phone, ".game-over .places li.loser")[0].text.removesuffix(" (you)")
+    phone.get(link.get_attribute("href"))
+    until(phone, lambda d: css(d, "#r-count") and css(d, "#r-count")[0].text.startswith("0 / "))
+    css(phone, "body")[0].send_keys(Keys.END)
+    until(phone, lambda d: css(d, "#r-over"))
+    assert css(phone, "#r-over")[0].text.endswith(f"{loser} is the shithead.")
+    phone.get(server.url)  # (back at the table the player sits at: then to the lobby)
+    until(phone, lambda d: css(d, ".table-head .back, .pages a"))
+    if not css(phone, ".pages a"):
+        tap(phone, ".table-head .back")
+    until(phone, lambda d: css(d, ".pages a"))
+    assert [a.get_attribute("href") for a in css(phone, ".pages a")] == [
+        f"{server.url}ladder",
+        f"{server.url}tournament",
+        f"{server.url}replay",
+    ]
