@@ -1,10 +1,10 @@
 """A tournament's page (issue 34, part 2) follows a live tournament of bundled bots (ismcts,
-search and greedy, round-robin at two seats) to its end without a reload: while it runs it
-links each game in progress to the TV page (a spectator's view: no hidden card on this page,
-which shows no card at all); at the end it shows the final standings and crosstable of
-`tournament_over`, and its downloads are those results (CSV: the standings; JSON: the whole
-info). On a phone (360x640) and a desktop (1280x800), no wider than the screen; /tournament
-lists the server's tournaments."""
+search and greedy, round-robin at two seats) to its end without a reload, on a phone (360x640)
+and a desktop (1280x800) at once: while it runs it links each game in progress to the TV page
+(a spectator's view: no hidden card on this page, which shows no card at all); at the end it
+shows the final standings and crosstable of `tournament_over`, and its downloads are those
+results (CSV: the standings; JSON: the whole info); no page is wider than the screen;
+/tournament lists the server's tournaments."""
 
 from __future__ import annotations
 
@@ -110,16 +110,18 @@ def test_a_tournament_page_follows_a_tournament_to_its_end(live_server: LiveServ
         owner.request({"type": "login", "name": "organiser", "guest": True})
         cup = {"name": "Bots' cup", "preset": "classic", "seats": 2, "games": 6, "concurrency": 2}
         tid = owner.request({"type": "create_tournament", **cup, "bots": ["ismcts", "search", "greedy"]})["tournament"]
-        phone = browser(360, 640, mobile=True)
-        phone.get(f"{server.url}tournament?id={tid}")
-        until(phone, lambda d: css(d, "#t-progress"))
-        assert css(phone, "#t-progress")[0].get_attribute("data-status") == "registering"
+        phone, desktop = browser(360, 640, mobile=True), browser(1280, 800)
+        for driver in (phone, desktop):
+            driver.get(f"{server.url}tournament?id={tid}")
+            until(driver, lambda d: css(d, "#t-progress"))
+            assert css(driver, "#t-progress")[0].get_attribute("data-status") == "registering"
         owner.request({"type": "start_tournament", "tournament": tid})
         # Live: a game in progress appears as a link to the TV page, without a reload.
-        until(phone, lambda d: css(d, '#t-running a[href^="tv?table="]'), timeout=120)
-        table = int(css(phone, "#t-running a")[0].get_attribute("href").rsplit("=", 1)[1])
-        assert table > 0
-        assert css(phone, ".card") == []
+        for driver in (phone, desktop):
+            until(driver, lambda d: css(d, '#t-running a[href^="tv?table="]'), timeout=120)
+            table = int(css(driver, "#t-running a")[0].get_attribute("href").rsplit("=", 1)[1])
+            assert table > 0
+            assert css(driver, ".card") == []
         over = owner.until(lambda m: m["type"] == "tournament_over")
     finally:
         owner.close()
@@ -138,8 +140,9 @@ def test_a_tournament_page_follows_a_tournament_to_its_end(live_server: LiveServ
     assert whole["tournament"] == tid and whole["standings"] == info["standings"]
     assert whole["head_to_head"] == info["head_to_head"]
 
-    desktop = browser(1280, 800)
+    check_final(desktop, info, "desktop")
     desktop.get(f"{server.url}tournament")
     until(desktop, lambda d: css(d, "#t-list li"))
+    assert "finished · 6 of 6 games" in css(desktop, "#t-list li")[0].text
     tap(desktop, "#t-list a")
-    check_final(desktop, info, "desktop")
+    check_final(desktop, info, "desktop, from the list")
