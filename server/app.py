@@ -533,6 +533,12 @@ class App:
         self.tournaments.game_finished(table, g)
         self.ladder.game_finished(table, g)
 
+    def _ladder_baselines(self) -> list[str]:
+        """The bundled bots the ladder seats as baselines (setting ``ladder_baselines``)."""
+        kinds = list(self.hosted.names())
+        wanted = self.config.ladder_baselines
+        return kinds if wanted is None else [k for k in kinds if k in wanted]
+
     def _ladder_parts(self) -> LadderParts:
         """What the ladder uses of the server (:mod:`server.ladder.service`)."""
         return LadderParts(
@@ -543,7 +549,7 @@ class App:
             flush=self.flush,
             write=lambda op: self._durable().journal.write(op),
             logged_in=self.logged_in,
-            bot_kinds=self.hosted.names,
+            bot_kinds=self._ladder_baselines,
             start_bot=lambda kind, name, table, seat, token: self.hosted.reseat(
                 kind, name, table=table, seat=seat, token=token
             ),

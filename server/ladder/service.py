@@ -140,7 +140,30 @@ class LadderService:
         row = self.members[key] = MemberRow(s.name, s.identity, presets)
         self.parts.write(ladder_store.member_op(key, row))
         log.info("%s joined the ladder on %s", s.name, ", ".join(presets))
-        return Reply(Ok(id=msg.id), after=[self.fill])
+        return Reply(Ok(id=msg.id), self._seat_again(s), after=[self.fill])
+
+    def _seat_again(self, s: Session) -> Outbox:
+        """A member back after a drop (it joins again): its seats at running ladder games go to
+        this connection, each announced by ``seated`` before the table's snapshot (as a
+        tournament's ``register`` does)."""
+        out = Outbox()
+        seated: list[tuple[Session, Seated]] = []
+        now = time.monotonic()
+        tables = self.parts.tables()
+        for table_id, r in self.by_table.items():
+            table = tables.get(table_id)
+            if table is None or not table.running:
+                continue
+            for seat, name in enumerate(r.seats):
+                st = table.seats[seat]
+                if name_key(name) == name_key(s.name) and st is not None and st.session is not s:
+                    token = table.rebind(seat, s, out, now)
+                    msg = Seated(
+                        tournament=LADDER_TOURNAMENT, game=table.game_id, table=table_id, seat=seat, token=token
+                    )
+                    seated.append((s, msg))
+        out.items[0:0] = seated
+        return out
 
     def leave(self, s: Session, msg: LadderLeave) -> Reply:
         key = name_key(s.name)
