@@ -69,6 +69,7 @@ from .examples import EXAMPLES
 from .fields import _CONTROL, INT64_MAX, Invalid, check
 from .payloads import View
 from .replay_messages import GetReplay, Replay
+from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .message_base import (
     C2S,
     MAX_ID,
@@ -135,6 +136,10 @@ __all__ = [
     "GameOver",
     "GetRecord",
     "GetReplay",
+    "Challenge",
+    "ChallengeOver",
+    "ChallengeStatus",
+    "GetChallenge",
     "GetLadder",
     "GetTournament",
     "GoingAway",

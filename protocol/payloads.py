@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
+from .challenge_payloads import ChallengeInfo, ChallengeScore
 from .replay_payloads import ReplaySeat, ReplayStep
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "JsonValue",
     "Outcome",
     "ReplaySeat",
+    "ChallengeInfo",
+    "ChallengeScore",
     "ReplayStep",
     "OutEvent",
     "ParticipantInfo",
@@ -669,5 +672,7 @@ PAYLOADS: tuple[type, ...] = (
     LadderRatingPoint,
     ReplayStep,
     ReplaySeat,
+    ChallengeInfo,
+    ChallengeScore,
     WelcomeLimits,
 )

@@ -56,6 +56,7 @@ from server.hosted import BotHost, HostedBots
 from server.identity import house_identity
 from server.journal import Journal
 from server.ladder import store as ladder_store
+from server.ladder.challenge_desk import ChallengeDesk
 from server.ladder.service import LadderParts, LadderService
 from server.lobby import Lobby
 from server.lobby_watch import LobbyWatch
@@ -148,6 +149,8 @@ class App:
         self.tournaments.register_handlers(self.handlers)
         self.ladder = LadderService(self._ladder_parts())
         self.ladder.register_handlers(self.handlers)
+        self.challenges = ChallengeDesk(self.ladder)
+        self.challenges.register_handlers(self.handlers)
         self.dispatch = Dispatcher(
             config,
             self.handlers,

@@ -45,6 +45,7 @@ from server.table import Outbox, Table
 from server.tournament.schedule import GameSpec
 
 from . import store as ladder_store
+from .challenges import Challenge
 from .history import rating_points
 from .ratings import OVERALL, Candidate, LadderGame, Match, Ratings, fold_all, pick_match
 from .store import LadderState, MemberRow, Op
@@ -86,6 +87,8 @@ class _Running:
     next: int = 0
     table: int | None = None
     seats: tuple[str, ...] = ()
+    challenge: Challenge | None = None
+    """Set for a challenge's games (not rated: :mod:`server.ladder.challenges`)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ class LadderService:
         self.ratings = Ratings()
         self.matches: list[_Running] = []
         self.by_table: dict[int, _Running] = {}
+        self.waiting: list[Challenge] = []
+        """Challenges asked for and not started, in order (:mod:`server.ladder.challenge_desk`)."""
+        self.on_challenge_over: Callable[[Challenge], None] = lambda c: None
 
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(LadderJoin, self.join, writes=True)
@@ -206,6 +212,7 @@ class LadderService:
     def fill(self) -> None:
         """Start matches while the ladder has tables to spare and members to seat."""
         allowed = self.parts.tables_allowed()
+        self._start_challenges(allowed)
         if not self.members or len(self.matches) >= allowed:
             return
         seated = self._seated_identities()
@@ -227,6 +234,54 @@ class LadderService:
             self.matches.append(running)
             idle = [m for m in idle if m.name not in match.group]
             self._start_game(running)
+
+    def _start_challenges(self, allowed: int) -> None:
+        """Start waiting challenges, in order, while the ladder has tables to spare: each once
+        its ladder bots are idle; one whose ladder bot has gone is cancelled."""
+        busy = self._busy()
+        seated = self._seated_identities()
+        for c in list(self.waiting):
+            if len(self.matches) >= allowed:
+                return
+            if not self._members_here(c.bots):
+                self.waiting.remove(c)
+                c.status = "cancelled"
+                self.on_challenge_over(c)
+                continue
+            members = [m for n in c.bots if (m := self.members.get(name_key(n))) is not None]
+            if any(m.name in busy or m.identity in seated for m in members):
+                continue
+            self.waiting.remove(c)
+            c.status = "running"
+            running = _Running(c.match(), challenge=c)
+            self.matches.append(running)
+            busy |= set(c.bots)
+            self._start_game(running)
+
+    def _members_here(self, names: Sequence[str]) -> bool:
+        """Every ladder bot among ``names`` (not a bundled bot in brackets) is on the ladder and
+        logged in."""
+        return all(
+            (m := self.members.get(name_key(n))) is not None and bool(self.parts.logged_in(m.identity))
+            for n in names
+            if not n.startswith("[")
+        )
+
+    def _challenge_game_finished(self, table: Table, r: _Running, g: FinishedGame) -> None:
+        """A challenge's game ended: count it (not rated), go on or end the challenge."""
+        c = r.challenge
+        assert c is not None
+        c.add(g.game_id, tuple(g.result["places"]))
+        self.parts.drop_table(table.id)
+        r.table = None
+        if r.next < len(r.match.games) and self._members_here(c.bots):
+            self._start_game(r)
+            return
+        if not c.finished:
+            c.status = "cancelled"
+        self.matches.remove(r)
+        self.on_challenge_over(c)
+        self.fill()
 
     def _start_game(self, r: _Running) -> None:
         """Open the table of ``r``'s next game, seat its group and deal."""
@@ -267,6 +322,9 @@ class LadderService:
         """A game ended at ``table``: if it is the ladder's, rate and keep it, and go on."""
         r = self.by_table.pop(table.id, None)
         if r is None:
+            return
+        if r.challenge is not None:
+            self._challenge_game_finished(table, r, g)
             return
         seats = [st for st in table.seats if st is not None]
         game = LadderGame(
