@@ -14,6 +14,10 @@ the batch of its last action, its table closes, and the match's next game starts
 of its members has left the ladder or gone (then the rest of the match is dropped). After a
 restart the ladder's members and finished games come back; a ladder game that was running is
 not rated: its table is closed at start (:meth:`LadderService.restored_tables`).
+
+Challenges (:mod:`server.ladder.challenge_desk`) wait in :attr:`LadderService.waiting` and are
+started by :meth:`LadderService.fill` before the ladder's own matches, within the same
+``ladder_tables``; their games are counted by the challenge, not rated.
 """
 
 from __future__ import annotations
