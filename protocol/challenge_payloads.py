@@ -35,9 +35,9 @@ class ChallengeInfo(TypedDict):
     games_played: Annotated[int, "Games finished so far."]
     status: Annotated[
         str,
-        "`waiting` (for a ladder table, or for a ladder bot of it to be idle), `running`,"
-        " `finished`, or `cancelled` (a ladder bot of it left the server; the figures cover the"
-        " games played).",
+        "`waiting` (for a ladder table, or for a ladder bot of it to be connected and idle, as"
+        " after a restart), `running`, `finished`, or `cancelled` (a ladder bot of it left the"
+        " ladder or the server; the figures cover the games played).",
     ]
     scores: Annotated[list[ChallengeScore], "A's figures, then B's."]
     difference: Annotated[float | None, "A's mean place minus B's (negative: A finishes better); null before any deal."]

@@ -55,6 +55,7 @@ from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
 from server.identity import house_identity
 from server.journal import Journal
+from server.ladder import challenge_store
 from server.ladder import store as ladder_store
 from server.ladder.challenge_desk import ChallengeDesk
 from server.ladder.service import LadderParts, LadderService
@@ -220,6 +221,7 @@ class App:
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
         self.ladder.restored(await self.db(ladder_store.load, store.db))
+        self.challenges.restored(await self.db(challenge_store.load, store.db))
         for table_id in self.ladder.restored_tables(self.lobby.tables):
             self.lobby.drop_table(table_id)  # (a ladder game cut by the stop is not rated)
         self.server = await loop.create_server(

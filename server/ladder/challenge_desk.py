@@ -6,7 +6,11 @@
 Bounds: one unfinished challenge per identity (``QUOTA_EXCEEDED``), at most
 :data:`~protocol.challenge_messages.CHALLENGE_DEALS_MAX` deals, and the ladder's tables, which
 challenges share with the ladder's own matches. The last :data:`KEPT` ended challenges stay
-readable with ``get_challenge``; a restart forgets them all (the games stay, by ``get_record``).
+readable with ``get_challenge`` (the database keeps them all). Challenges survive a restart: a
+challenge is written before ``challenge`` is answered, each game with the game's end
+(:mod:`server.ladder.challenge_store`); at start the unfinished ones wait again and go on from
+their next game (one running at the stop is played again from its deal, as the ladder closes
+its table).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from server.engine import preset_info, preset_names
 from server.reply import Handlers, Reply
 from server.table import Outbox
 
+from . import challenge_store
 from .challenges import Challenge, layout_roles
 from .service import LadderService
 
@@ -49,7 +54,7 @@ class ChallengeDesk:
         ladder.on_challenge_over = self._over
 
     def register_handlers(self, handlers: Handlers) -> None:
-        handlers.add(ChallengeRequest, self.challenge, writes=False)
+        handlers.add(ChallengeRequest, self.challenge, writes=True)
         handlers.add(GetChallenge, self.get, writes=False)
 
     def challenge(self, s: Session, msg: ChallengeRequest) -> Reply:
@@ -88,6 +93,7 @@ class ChallengeDesk:
         self.challenges[c.id] = c
         self._forget_old()
         self.ladder.waiting.append(c)
+        self.ladder.parts.write(challenge_store.challenge_op(c))
         log.info("challenge %d by %s: %s against %s, %s, %d deals", c.id, s.name, a, b, msg.layout, msg.deals)
         return Reply(ChallengeStatus(id=msg.id, info=c.info()), after=[self.ladder.fill])
 
@@ -111,10 +117,20 @@ class ChallengeDesk:
                 ErrorCode.BAD_RULES, f"{name} is one connection: its side of the layout must be 1, not {seats}"
             )
 
+    def restored(self, challenges: list[Challenge]) -> None:
+        """The challenges read back at start: the unfinished ones wait again, in order."""
+        for c in challenges:
+            self.challenges[c.id] = c
+            self.next_id = max(self.next_id, c.id + 1)
+            if not c.finished:
+                c.status = "waiting"
+                self.ladder.waiting.append(c)
+        self._forget_old()
+
     def get(self, s: Session, msg: GetChallenge) -> Reply:
         c = self.challenges.get(msg.challenge)
         if c is None:
-            raise TableError(ErrorCode.UNKNOWN_GAME, f"no challenge {msg.challenge} (a restart forgets them)")
+            raise TableError(ErrorCode.UNKNOWN_GAME, f"no challenge {msg.challenge} (or one of the oldest, forgotten)")
         return Reply(ChallengeStatus(id=msg.id, info=c.info()))
 
     def _over(self, c: Challenge) -> None:

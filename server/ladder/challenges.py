@@ -12,9 +12,7 @@ complete deal is one sample (the mean over the deal's games of its seats' places
 one of its seats was last; and A's mean place minus B's with its interval, from the same per-deal
 samples (``benchmarks/strength.py`` computes them so).
 
-Held in memory only: a restart of the server ends every challenge (its table is closed like any
-running ladder game's; ``get_challenge`` then answers ``UNKNOWN_GAME``); the games that finished
-stay readable with ``get_record`` and the challenger asks again. This module is pure.
+Kept across a restart by :mod:`server.ladder.challenge_store`. This module is pure.
 """
 
 from __future__ import annotations

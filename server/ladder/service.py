@@ -17,7 +17,8 @@ not rated: its table is closed at start (:meth:`LadderService.restored_tables`).
 
 Challenges (:mod:`server.ladder.challenge_desk`) wait in :attr:`LadderService.waiting` and are
 started by :meth:`LadderService.fill` before the ladder's own matches, within the same
-``ladder_tables``; their games are counted by the challenge, not rated.
+``ladder_tables``; their games are counted by the challenge, not rated, and written with
+:mod:`server.ladder.challenge_store` in the batch of each game's end.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 from server.tournament.schedule import GameSpec
 
+from . import challenge_store
 from . import store as ladder_store
 from .challenges import Challenge
 from .history import rating_points
@@ -241,23 +243,26 @@ class LadderService:
 
     def _start_challenges(self, allowed: int) -> None:
         """Start waiting challenges, in order, while the ladder has tables to spare: each once
-        its ladder bots are idle; one whose ladder bot has gone is cancelled."""
+        its ladder bots are connected and idle; one whose ladder bot has left the ladder is
+        cancelled (one not connected, as after a restart, is waited for)."""
         busy = self._busy()
         seated = self._seated_identities()
         for c in list(self.waiting):
             if len(self.matches) >= allowed:
                 return
-            if not self._members_here(c.bots):
+            if any(self.members.get(name_key(n)) is None for n in c.bots if not n.startswith("[")):
                 self.waiting.remove(c)
                 c.status = "cancelled"
+                self.parts.write(challenge_store.challenge_op(c))
                 self.on_challenge_over(c)
                 continue
             members = [m for n in c.bots if (m := self.members.get(name_key(n))) is not None]
-            if any(m.name in busy or m.identity in seated for m in members):
+            if not self._members_here(c.bots) or any(m.name in busy or m.identity in seated for m in members):
                 continue
             self.waiting.remove(c)
             c.status = "running"
-            running = _Running(c.match(), challenge=c)
+            self.parts.write(challenge_store.challenge_op(c))
+            running = _Running(c.match(), next=len(c.games), challenge=c)
             self.matches.append(running)
             busy |= set(c.bots)
             self._start_game(running)
@@ -276,6 +281,7 @@ class LadderService:
         c = r.challenge
         assert c is not None
         c.add(g.game_id, tuple(g.result["places"]))
+        self.parts.write(challenge_store.game_op(c))
         self.parts.drop_table(table.id)
         r.table = None
         if r.next < len(r.match.games) and self._members_here(c.bots):
@@ -283,6 +289,7 @@ class LadderService:
             return
         if not c.finished:
             c.status = "cancelled"
+        self.parts.write(challenge_store.challenge_op(c))
         self.matches.remove(r)
         self.on_challenge_over(c)
         self.fill()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from server.config import Limits
 from server.ladder.challenges import Challenge, layout_roles, mean_ci
 from server.ladder.service import LADDER_OWNER
 from tests.server.client import TestClient
+from tests.server.helpers import crash
 from tests.server.ladder.test_ladder import SomeHouseBots, account
 
 
@@ -107,4 +109,61 @@ async def play_first_legal(app: App, c: TestClient, most: list[int]) -> None:
         if f["type"] == "seated":
             most.append(sum(t.owner == LADDER_OWNER for t in app.lobby.tables.values()))
         elif f["type"] == "state" and f["view"]["legal"]:
+            c.send({"type": "act", "table": f["table"], "seq": f["seq"], "action": f["view"]["legal"][0]})
+
+
+async def test_a_challenge_goes_on_after_a_crash(tmp_path: Any, make_app: Any) -> None:
+    """A crash in the middle of a challenge (its ladder bot holding its second game's turn)
+    loses none of its finished games: after the restart get_challenge shows them, the challenge
+    waits for its ladder bot, plays the rest (the game cut by the crash again, from its deal)
+    and ends with every game, the ones from before first."""
+    db = str(tmp_path / "db.sqlite3")
+    bots = SomeHouseBots(["random"])
+    app: App = await make_app(db=db, bots=bots, limits=Limits(ladder_tables=1))
+    anna = await account(app, "anna")
+    mine = await account(app, "mybot")
+    most: list[int] = []
+    await mine.ok({"type": "ladder_join", "presets": ["classic"]}, "ok")
+    ask = {"type": "challenge", "preset": "classic", "bots": ["mybot", "[random]"], "deals": 2}
+    cid = (await anna.ok(ask, "challenge_status"))["info"]["challenge"]
+    played = asyncio.create_task(hold_after_first_game(mine, lambda: len(app.challenges.challenges[cid].games)))
+    try:
+        held = await asyncio.wait_for(played, 60)  # returns seated at the challenge's second game
+    finally:
+        played.cancel()
+    before = (await anna.ok({"type": "get_challenge", "challenge": cid}, "challenge_status"))["info"]
+    assert before["games_played"] == 1 and before["status"] == "running"
+    assert held["game"] not in before["games"]
+    await crash(app)
+
+    again: App = await make_app(db=db, bots=SomeHouseBots(["random"]), limits=Limits(ladder_tables=1))
+    anna = await account(again, "anna")
+    waiting = (await anna.ok({"type": "get_challenge", "challenge": cid}, "challenge_status"))["info"]
+    assert waiting["games"] == before["games"] and waiting["status"] == "waiting"
+    mine = await account(again, "mybot")
+    await mine.ok({"type": "ladder_join", "presets": ["classic"]}, "ok")
+    player = asyncio.create_task(play_first_legal(again, mine, most))
+    try:
+        over = (await anna.recv_until("challenge_over", timeout=120))["info"]
+    finally:
+        player.cancel()
+    assert over["challenge"] == cid and over["status"] == "finished"
+    assert over["games_played"] == 4 and over["games"][:1] == before["games"]
+    assert held["game"] not in over["games"]  # the cut game was played again, under a new id
+    for game in over["games"]:
+        await anna.ok({"type": "get_record", "game": game}, "record")
+    await anna.close()
+    await mine.close()
+
+
+async def hold_after_first_game(c: TestClient, played: Callable[[], int]) -> dict[str, Any]:
+    """Play (a ladder match first, maybe) until the challenge has ``played() >= 1`` games;
+    return the ``seated`` of the next game (the challenge's: it holds the one ladder table),
+    leaving that game unplayed."""
+    while True:
+        f = await c.recv(timeout=60)
+        assert f is not None, "closed"
+        if f["type"] == "seated" and played() >= 1:
+            return f
+        if f["type"] == "state" and f["view"]["legal"]:
             c.send({"type": "act", "table": f["table"], "seq": f["seq"], "action": f["view"]["legal"][0]})
