@@ -18,9 +18,18 @@ What it checks:
   at 0.1 s). Here, at :data:`BUDGET` and after :data:`GAMES` games, ``random`` is last and its
   95 % interval lies wholly below every other bot's (measured: about 0 ± 9 against 30 ± 9 and
   more), and ``greedy``'s rating is below the mean of the two searching bots' ratings. That is
-  all two minutes can separate: in the runs of 2026-11-28, greedy 30.3 ± 8.6 and 30.5 ± 8.9,
-  search 34.4 ± 9.3 and 35.7 ± 8.6, ismcts 35.5 ± 9.1 and 31.6 ± 9.0 after 110 games, so
-  greedy's interval overlaps the searchers' and search and ismcts came out in either order
+  all two minutes can separate. Runs of 2026-11-28 (shared 2-core machine):
+
+  ====================  =========  ==========  ==========  ==========  =====
+  games (wall)          random     greedy      search      ismcts      note
+  ====================  =========  ==========  ==========  ==========  =====
+  110 (~170 s)          -1.3 ± 9.2 30.3 ± 8.6  34.4 ± 9.3  35.5 ± 9.1  two loops then
+  111 (~170 s)          -1.9 ± 9.2 30.5 ± 8.9  35.7 ± 8.6  31.6 ± 9.0  two loops then
+  91 (131 s)            -0.4 ± 9.6 30.2 ± 9.0  31.1 ± 9.1  37.8 ± 9.3
+  92 (136 s)            -1.8 ± 9.4 29.0 ± 8.8  34.1 ± 9.1  36.1 ± 9.3  final code
+  ====================  =========  ==========  ==========  ==========  =====
+
+  So greedy's interval overlaps the searchers', and search and ismcts came out in either order
   (STRENGTH.md needed 1,000 games at 0.1 s to separate those two by a quarter of a place).
   Their order is not asserted; the test prints what it measured (``-s``).
 * **Intervals shrink**: every bot's 95 % interval at the end is narrower than after
