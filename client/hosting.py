@@ -4,7 +4,8 @@ This is the one way a bot is hosted, whoever hosts it: ``shithead-bot`` (:mod:`c
 the server's own bots (:mod:`client.house`) and ``shithead-tournament``'s bundled participants
 (:mod:`client.tournament.organiser`) all connect with :func:`connect_bot`, sit with
 :func:`take_seat`, and play with :class:`~client.bot_runner.BotRunner` (one table) or
-:class:`~client.tournament_player.TournamentPlayer` (a tournament). Reconnecting is the SDK's
+:class:`~client.tournament_player.TournamentPlayer` (a tournament), or
+:class:`~client.ladder_player.LadderPlayer` (the ladder, :func:`play_ladder`). Reconnecting is the SDK's
 (``LoginOptions.reconnect``); what a bot does after a reconnect is the runner's.
 
 Library use::
@@ -20,12 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from client.bot import Bot
 from client.bot_runner import BotRunner, RunStats
+from client.ladder_player import LadderPlayer
 from client.sdk import Client, ServerError
 from client.tournament_player import PlayerStats, TournamentPlayer
 from protocol.errors import ErrorCode
@@ -287,6 +289,27 @@ async def play_tournament(
         player = TournamentPlayer(
             client, make, tournament, think_in_thread=think_in_thread, on_registered=on_registered
         )
+        return await player.run()
+    finally:
+        await client.close()
+
+
+async def play_ladder(
+    make: Callable[[int], Bot],
+    login: LoginOptions,
+    presets: Sequence[str],
+    *,
+    think_in_thread: bool = False,
+    on_registered: Callable[[], None] | None = None,
+) -> PlayerStats:
+    """Connect, log in as a bot account, join the ladder on ``presets`` and play every ladder
+    game the server seats this bot at, with a fresh bot ``make(game)`` per table, reconnecting
+    (and joining again) when the connection drops, until the client closes or the caller
+    cancels (see :class:`~client.ladder_player.LadderPlayer`). The client is closed at the end.
+    Raises like :func:`play`; a guest login is refused by the server at ``ladder_join``."""
+    client = await connect_bot(login)
+    try:
+        player = LadderPlayer(client, make, presets, think_in_thread=think_in_thread, on_registered=on_registered)
         return await player.run()
     finally:
         await client.close()

@@ -2,6 +2,7 @@
 
     shithead-bot --bot greedy --create --games 3
     shithead-bot --bot search --tournament 4 --name mine --password secret
+    shithead-bot --bot greedy --ladder classic --name mybot --password secret
 
 The bot is a bundled one (``--bot``, from the catalogue in :mod:`client.bots`) or the caller's
 (``main(bot=MyBot())``, as the starter bot does). The work is :mod:`client.hosting`'s (connect,
@@ -22,7 +23,7 @@ from collections.abc import Mapping
 
 from client.bot import Bot
 from client.bot_runner import BotRunner, RunStats
-from client.bots import bot_names, make_bot, thinks_in_thread
+from client.bots import bot_class, bot_names, make_bot, thinks_in_thread
 from client.eventloop import use_uvloop_if_installed
 from client.hosting import (
     DEFAULT_HOST,
@@ -33,6 +34,7 @@ from client.hosting import (
     Seating,
     find_table,
     play,
+    play_ladder,
     play_tournament,
 )
 from client.sdk import ServerError
@@ -68,13 +70,47 @@ def parse_args(argv: list[str] | None, *, bot_given: bool = False) -> argparse.N
     p.add_argument("--table-password", help="the table's password, if it has one")
     p.add_argument("--games", type=int, help="stop after this many games (default: play on)")
     p.add_argument("--tournament", type=int, help="enter this tournament and play the tables it seats us at")
+    p.add_argument(
+        "--ladder",
+        metavar="PRESET[,PRESET...]",
+        help="join the server's ladder on these presets and play every ladder game it seats us at, "
+        "until stopped (Ctrl-C); needs an account (--name and --password): the ladder rates accounts",
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="seconds of search per decision for the searching bots (search, ismcts; default 0.1)",
+    )
     p.add_argument("--create", action="store_true", help="create a table, join it and start its games")
     p.add_argument("--preset", default="classic", help="rules preset of a created table (default classic)")
     p.add_argument("--seats", type=int, default=2, help="seats of a created table (default 2)")
     p.add_argument("--seed", type=int, help="shuffle seed of a created table")
     p.add_argument("--json", action="store_true", help="use JSON lines instead of msgpack frames")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.ladder is not None:
+        args.ladder = [x.strip() for x in args.ladder.split(",") if x.strip()]
+        if not args.ladder:
+            p.error("--ladder needs at least one preset")
+        if not args.password:
+            p.error("--ladder needs an account: give --name and --password (the ladder rates accounts, not guests)")
+        if args.tournament is not None:
+            p.error("--ladder and --tournament do not go together")
+    if args.budget is not None and (args.budget <= 0 or args.bot not in SEARCHING):
+        p.error(f"--budget takes seconds above 0 and goes with --bot {' or '.join(SEARCHING)}")
+    return args
+
+
+SEARCHING = ("search", "ismcts")
+"""The bundled bots that take a time budget (``--budget``)."""
+
+
+def make_named_bot(name: str, budget: float | None = None) -> Bot:
+    """A fresh bundled bot ``name``; ``budget``: its seconds per decision (searching bots only)."""
+    if budget is None:
+        return make_bot(name)
+    return bot_class(name)(None, budget=budget)  # type: ignore[call-arg]
 
 
 def options_from_args(args: argparse.Namespace, *, name: str, bot_name: str) -> PlayOptions:
@@ -107,26 +143,41 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
     )
     bot_given = bot
     if bot is None:
-        bot = make_bot(args.bot)
+        bot = make_named_bot(args.bot, args.budget)
     name = args.name or f"{bot.name}-{random.randrange(1000, 10000)}"
     use_uvloop_if_installed()
-    try:
-        if args.tournament is not None:
-            # One fresh bot per tournament table: bots keep memory per game.
-            def make(game: int) -> Bot:
-                return make_bot(args.bot) if bot_given is None else copy.deepcopy(bot_given)
 
-            login = LoginOptions(
-                name=name,
-                host=args.host,
-                port=args.port,
-                password=args.password,
-                server_password=args.server_password,
-                mode="json" if args.json else "msgpack",
-                client_name="shithead-bot tournament",
+    # One fresh bot per tournament or ladder table: bots keep memory per game.
+    def make(game: int) -> Bot:
+        return make_named_bot(args.bot, args.budget) if bot_given is None else copy.deepcopy(bot_given)
+
+    def login_as(client_name: str) -> LoginOptions:
+        mode = "json" if args.json else "msgpack"
+        return LoginOptions(
+            name=name,
+            host=args.host,
+            port=args.port,
+            password=args.password,
+            server_password=args.server_password,
+            mode=mode,
+            client_name=client_name,
+        )
+
+    # Tables of a tournament or the ladder may run at once, on this one loop: a slow bot thinks in a thread.
+    think = args.bot is not None and thinks_in_thread(args.bot)
+    try:
+        if args.ladder is not None:
+            print(
+                f"{name}: on the ladder ({', '.join(args.ladder)}) at {args.host}:{args.port}; Ctrl-C stops", flush=True
             )
-            # Tables of a tournament may run at once, on this one loop: a slow bot thinks in a thread.
-            think = args.bot is not None and thinks_in_thread(args.bot)
+            ladder = asyncio.run(play_ladder(make, login_as("shithead-bot ladder"), args.ladder, think_in_thread=think))
+            print(
+                f"{name}: ladder: {ladder.tables} games, {ladder.acts} actions, {ladder.illegal} illegal "
+                f"({ladder.end_reason})"
+            )
+            return 0
+        if args.tournament is not None:
+            login = login_as("shithead-bot tournament")
             result = asyncio.run(play_tournament(make, login, args.tournament, think_in_thread=think))
             print(
                 f"{name}: tournament {args.tournament}: {result.tables} tables, {result.acts} actions, "

@@ -111,6 +111,8 @@ SETTING_HELP: dict[str, str] = {
     " held to no quota of one player or one address.",
     "tournament_nice": "How much lower the CPU priority (`nice`) of the process that runs tournaments'"
     " bundled bots is than the server's (0: the same): they use the CPU the tables leave.",
+    "ladder_baselines": "The bundled bots the ladder seats as baselines beside its members (`null`: every"
+    " bundled bot; `[]`: none, members play only each other).",
     "web_hosts": "Host names a browser may use for the server besides its addresses, `localhost` and the"
     " machine's names (`NAME`, `NAME.local`): only pages opened under those may use the WebSocket"
     " (see WebSocket).",

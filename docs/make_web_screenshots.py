@@ -8,7 +8,10 @@ LiveServer), opens Debian's headless chromium (``/usr/bin/chromium`` with
 ``/usr/bin/chromedriver``, through Selenium from the ``test`` extra) as a 360x640 phone, and
 plays a classic game with three bots by tapping, as the browser tests do; the same moments are
 shot at 390x844, in landscape (844x390) and at 200 % zoom (180x320 CSS pixels), and the table
-screen at 1280x720 and 1920x1080. Writes the PNG files listed in SHOTS.
+screen at 1280x720 and 1920x1080. Then the read-only pages (issue 34) on a 360x640 phone and a
+1280x800 desktop: the replay viewer of a finished game of four bots, the ladder and a bot's page
+after two ladder bots played it, and a tournament's page while a tournament of bundled bots
+runs. Writes the PNG files listed in SHOTS; ``--pages`` takes only the read-only pages' shots.
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.live_server import LiveServer  # noqa: E402
 from tests.web.conftest import CHROMIUM_FLAGS  # noqa: E402
+from tests.web.test_ladder_pages import ladder_with_two_bots  # noqa: E402
 from tests.web.test_play import css, my_turn, one_move, tap, until  # noqa: E402
+from tests.web.test_replay import finished_game  # noqa: E402
+from tests.web.test_tv import Owner  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 SHOTS = {
@@ -54,6 +60,17 @@ SHOTS = {
     "tv-1080-game-over.png": "the table screen at 1920x1080 at the game's end",
     "tv-pick.png": "the table screen opened without a table: which one to show",
 }
+PAGE_SHOTS = {
+    "phone-replay.png": "the replay viewer on a phone, in the middle of a game: every hand open",
+    "replay.png": "the replay viewer at 1280x800 at the game's end",
+    "phone-ladder.png": "the ladder on a phone: rank, rating ± 95 %, games, health",
+    "ladder.png": "the ladder at 1280x800",
+    "phone-bot.png": "a bot's page on a phone: its ratings and the plot of its rating history",
+    "bot.png": "a bot's page at 1280x800, its recent games below the plot",
+    "phone-tournament.png": "a tournament's page on a phone while it runs: standings ± error",
+    "tournament.png": "a tournament's page at 1280x800: standings, crosstable, games in progress, downloads",
+}
+SHOTS.update(PAGE_SHOTS)
 
 
 def browser(width: int, height: int, *, mobile: bool) -> webdriver.Chrome:
@@ -96,11 +113,57 @@ def request(sock: socket.socket, lines: object, msg: dict[str, object], rid: int
         pass
 
 
+def read_only_pages(server: LiveServer) -> None:
+    """The shots of PAGE_SHOTS: the replay viewer, the ladder, a bot's page, a tournament's page."""
+    owner = Owner(server.port)
+    phone = desk = None
+    try:
+        owner.request({"type": "hello", "version": 1})
+        owner.request({"type": "login", "name": "organiser", "guest": True})
+        game, record = finished_game(owner)
+        ladder_with_two_bots(server)
+        cup = {"name": "Friday bots", "preset": "classic", "seats": 2, "games": 24, "concurrency": 2}
+        cup_id = owner.request({"type": "create_tournament", **cup, "bots": ["ismcts", "search", "greedy", "random"]})
+        owner.request({"type": "start_tournament", "tournament": cup_id["tournament"]})
+        phone, desk = browser(360, 640, mobile=True), browser(1280, 800, mobile=False)
+        total = len(record["record"]["actions"])
+        for driver, step, name in ((phone, total // 2, "phone-replay.png"), (desk, total, "replay.png")):
+            driver.get(f"{server.url}replay?game={game}&step={step}")
+            until(driver, lambda d, s=step: css(d, "#r-count") and css(d, "#r-count")[0].text == f"{s} / {total}")
+            shot(driver, name)
+        for driver, prefix in ((phone, "phone-"), (desk, "")):
+            driver.get(f"{server.url}ladder")
+            until(driver, lambda d: css(d, "#l-table tbody tr"))
+            shot(driver, f"{prefix}ladder.png")
+            driver.get(f"{server.url}bot?name=alpha")
+            until(driver, lambda d: css(d, "#b-plot") and css(d, "#b-games li"))
+            shot(driver, f"{prefix}bot.png")
+        for _ in range(6):
+            owner.until(lambda m: m["type"] == "tournament_game")
+        for driver, prefix in ((phone, "phone-"), (desk, "")):
+            driver.get(f"{server.url}tournament?id={cup_id['tournament']}")
+            until(driver, lambda d: css(d, "#t-standings tbody tr") and css(d, "#t-running a"))
+            shot(driver, f"{prefix}tournament.png")
+    finally:
+        owner.close()
+        for driver in (phone, desk):
+            if driver is not None:
+                driver.quit()
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
     server = LiveServer(tmp / "shots.sqlite3", tmp / "server.stderr", ["--log-level", "WARNING"])
     server.start()
+    if sys.argv[1:] == ["--pages"]:
+        try:
+            read_only_pages(server)
+        finally:
+            server.stop()
+        for name, what in PAGE_SHOTS.items():
+            print(f"{OUT / name}: {what}")
+        return 0
     phone = tv = None
     try:
         # Another table in the lobby, opened by a guest over JSON lines.
@@ -200,6 +263,7 @@ def main() -> int:
         until(tv, lambda d: len(css(d, ".tv-pick .table-row")) == 2)
         shot(tv, "tv-pick.png")
         other.close()
+        read_only_pages(server)
     finally:
         for driver in (phone, tv):
             if driver is not None:

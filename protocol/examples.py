@@ -40,6 +40,7 @@ from .errors import ErrorCode
 from .message_base import C2S, S2C, Message
 from .payloads import TableSummary, TournamentDetails, TournamentGameResult, View
 from .replay_messages import GetReplay, Replay
+from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .server_messages import (
     ChatMessage,
     Error,
@@ -310,6 +311,10 @@ EXAMPLES: dict[str, Message] = {
                 "finished": 1795599990.25,
             },
         ),
+        ratings=(
+            {"games": 59, "game": 811, "finished": 1795599990.25, "rating": 29.1, "rating_95": 3.154},
+            {"games": 60, "game": 812, "finished": 1795600000.5, "rating": 29.412, "rating_95": 3.108},
+        ),
     ),
     "welcome": Welcome(
         id=1,
@@ -404,12 +409,56 @@ EXAMPLES: dict[str, Message] = {
         },
     ),
     "pong": Pong(id=13),
+    "challenge": Challenge(id=29, preset="classic", bots=("mybot", "[greedy]"), layout="1v1", deals=2),
+    "get_challenge": GetChallenge(id=30, challenge=7),
+    "challenge_status": ChallengeStatus(
+        id=29,
+        info={
+            "challenge": 7,
+            "by": "anna",
+            "preset": "classic",
+            "bots": ["mybot", "[greedy]"],
+            "layout": "1v1",
+            "deals": 2,
+            "games_total": 4,
+            "games_played": 0,
+            "status": "waiting",
+            "scores": [
+                {"name": "mybot", "mean_place": None, "mean_place_95": None, "loss_rate": None, "seats": 1},
+                {"name": "[greedy]", "mean_place": None, "mean_place_95": None, "loss_rate": None, "seats": 1},
+            ],
+            "difference": None,
+            "difference_95": None,
+            "games": [],
+        },
+    ),
+    "challenge_over": ChallengeOver(
+        info={
+            "challenge": 7,
+            "by": "anna",
+            "preset": "classic",
+            "bots": ["mybot", "[greedy]"],
+            "layout": "1v1",
+            "deals": 2,
+            "games_total": 4,
+            "games_played": 4,
+            "status": "finished",
+            "scores": [
+                {"name": "mybot", "mean_place": 1.25, "mean_place_95": 0.49, "loss_rate": 0.25, "seats": 1},
+                {"name": "[greedy]", "mean_place": 1.75, "mean_place_95": 0.49, "loss_rate": 0.75, "seats": 1},
+            ],
+            "difference": -0.5,
+            "difference_95": 0.98,
+            "games": [901, 902, 903, 904],
+        }
+    ),
     "get_replay": GetReplay(id=28, game=42, start=1, count=1),
     "replay": Replay(
         id=28,
         game=42,
         table_name="Friday night",
         preset="classic",
+        dealer=1,
         actions=2,
         steps=[
             {

@@ -67,6 +67,7 @@ from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .examples import EXAMPLES
 from .fields import Invalid, check
 from .replay_messages import GetReplay, Replay
+from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .message_base import (
     C2S,
     MAX_ID,
@@ -133,6 +134,10 @@ __all__ = [
     "GameOver",
     "GetRecord",
     "GetReplay",
+    "Challenge",
+    "ChallengeOver",
+    "ChallengeStatus",
+    "GetChallenge",
     "GetLadder",
     "GetTournament",
     "GoingAway",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
+from .challenge_payloads import ChallengeInfo, ChallengeScore
 from .replay_payloads import ReplaySeat, ReplayStep
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "JsonValue",
     "Outcome",
     "ReplaySeat",
+    "ChallengeInfo",
+    "ChallengeScore",
     "ReplayStep",
     "OutEvent",
     "ParticipantInfo",
@@ -67,6 +70,7 @@ __all__ = [
     "TournamentGameResult",
     "TABLE_EVENT_KINDS",
     "LadderGameInfo",
+    "LadderRatingPoint",
     "LadderRow",
     "LadderTable",
     "TournamentDetails",
@@ -594,6 +598,16 @@ class LadderGameInfo(TypedDict):
     finished: Annotated[float, "When it ended (Unix time, seconds)."]
 
 
+class LadderRatingPoint(TypedDict):
+    """An item of ``ladder_history.ratings``: the bot's overall rating after one of its games."""
+
+    games: Annotated[int, "How many ladder games the bot had played then."]
+    game: Annotated[int, "That game's id (`get_record`)."]
+    finished: Annotated[float, "When it ended (Unix time, seconds)."]
+    rating: Annotated[float, "The overall rating (mu) after it."]
+    rating_95: Annotated[float, "Half-width of its 95 % interval."]
+
+
 class TournamentGameResult(TypedDict):
     """``tournament_game.result``: who sat where in a finished tournament game and how it went."""
 
@@ -655,7 +669,10 @@ PAYLOADS: tuple[type, ...] = (
     LadderTable,
     LadderRow,
     LadderGameInfo,
+    LadderRatingPoint,
     ReplayStep,
     ReplaySeat,
+    ChallengeInfo,
+    ChallengeScore,
     WelcomeLimits,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .fields import Kind, fld, item
-from .message_base import MAX_ID, Direction, Message, reply_id, request_id, wire_message
+from .message_base import MAX_ID, MAX_SEATS, Direction, Message, reply_id, request_id, wire_message
 from .replay_payloads import ReplayStep
 
 __all__ = ["REPLAY_STEPS_MAX", "GetReplay", "Replay"]
@@ -39,6 +39,7 @@ class Replay(Message):
     game: int = fld(Kind.INT, lo=0, hi=MAX_ID, doc="The game id.")
     table_name: str = fld(Kind.STR, doc="The table's name.")
     preset: str = fld(Kind.STR, doc="The rules preset.")
+    dealer: int = fld(Kind.INT, lo=0, hi=MAX_SEATS - 1, doc="The dealing seat.")
     actions: int = fld(Kind.INT, lo=0, doc="How many actions the game had: its steps are 0 to this.")
     steps: Sequence[ReplayStep] = fld(
         Kind.LIST, item=item(Kind.MAP), doc="The positions asked for that exist, in order (empty past the end)."

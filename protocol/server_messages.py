@@ -19,6 +19,7 @@ from .payloads import (
     Event,
     GameResult,
     LadderGameInfo,
+    LadderRatingPoint,
     LadderTable,
     StoredGame,
     TableSummary,
@@ -295,6 +296,12 @@ class LadderHistory(Message):
     id: int = reply_id()
     name: str = fld(Kind.STR, doc="The bot asked about.")
     games: Sequence[LadderGameInfo] = fld(Kind.LIST, item=item(Kind.MAP), doc="Its games, the latest first.")
+    ratings: Sequence[LadderRatingPoint] = fld(
+        Kind.LIST,
+        item=item(Kind.MAP),
+        doc="Its overall rating after its games, oldest first: at most 200 points spread evenly over all of them,"
+        " the latest always last (for a plot).",
+    )
 
 
 @wire_message

@@ -55,7 +55,9 @@ from server.durability import Durability, Restored, StoreCalls
 from server.hosted import BotHost, HostedBots
 from server.identity import house_identity
 from server.journal import Journal
+from server.ladder import challenge_store
 from server.ladder import store as ladder_store
+from server.ladder.challenge_desk import ChallengeDesk
 from server.ladder.service import LadderParts, LadderService
 from server.lobby import Lobby
 from server.lobby_watch import LobbyWatch
@@ -148,6 +150,8 @@ class App:
         self.tournaments.register_handlers(self.handlers)
         self.ladder = LadderService(self._ladder_parts())
         self.ladder.register_handlers(self.handlers)
+        self.challenges = ChallengeDesk(self.ladder)
+        self.challenges.register_handlers(self.handlers)
         self.dispatch = Dispatcher(
             config,
             self.handlers,
@@ -217,6 +221,7 @@ class App:
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
         self.ladder.restored(await self.db(ladder_store.load, store.db))
+        self.challenges.restored(await self.db(challenge_store.load, store.db))
         for table_id in self.ladder.restored_tables(self.lobby.tables):
             self.lobby.drop_table(table_id)  # (a ladder game cut by the stop is not rated)
         self.server = await loop.create_server(
@@ -535,6 +540,12 @@ class App:
         self.tournaments.game_finished(table, g)
         self.ladder.game_finished(table, g)
 
+    def _ladder_baselines(self) -> list[str]:
+        """The bundled bots the ladder seats as baselines (setting ``ladder_baselines``)."""
+        kinds = list(self.hosted.names())
+        wanted = self.config.ladder_baselines
+        return kinds if wanted is None else [k for k in kinds if k in wanted]
+
     def _ladder_parts(self) -> LadderParts:
         """What the ladder uses of the server (:mod:`server.ladder.service`)."""
         return LadderParts(
@@ -545,7 +556,7 @@ class App:
             flush=self.flush,
             write=lambda op: self._durable().journal.write(op),
             logged_in=self.logged_in,
-            bot_kinds=self.hosted.names,
+            bot_kinds=self._ladder_baselines,
             start_bot=lambda kind, name, table, seat, token: self.hosted.reseat(
                 kind, name, table=table, seat=seat, token=token
             ),

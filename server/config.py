@@ -133,6 +133,10 @@ class ServerConfig:
     tournament_nice: int = 19
     """How much lower the CPU priority of the process that runs tournaments' bundled bots is
     (``nice``; 0: the same as the server's): those bots use the CPU nobody else needs."""
+    ladder_baselines: list[str] | None = None
+    """The bundled bots the ladder seats as baselines beside its members (None: every bundled
+    bot; ``[]``: none, so members play only each other); names that are not bundled bots are
+    ignored."""
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

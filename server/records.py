@@ -47,6 +47,7 @@ class Records:
                 game=msg.game,
                 table_name=replay.table_name,
                 preset=replay.record.preset,
+                dealer=replay.record.dealer,
                 actions=replay.actions,
                 steps=replay.steps(msg.start, msg.count),
             )

@@ -16,7 +16,7 @@ from typing import Any
 from protocol.replay_payloads import ReplaySeat, ReplayStep
 from server.engine import Game, ReplayRecord, format_action
 from server.engine.cards import format_card
-from server.engine.game import OVER, PLAYING
+from server.engine.game import OVER
 
 __all__ = ["GameReplay", "ReplayCache", "step_of"]
 
@@ -52,7 +52,7 @@ def step_of(game: Game, players: Sequence[str], step: int, actor: tuple[int, Any
         "seat": None if actor is None else actor[0],
         "action": None if actor is None else format_action(actor[1]),
         "phase": game.phase,
-        "turn": game.current if game.phase == PLAYING and game.current >= 0 else None,
+        "turn": game.current if game.phase != OVER and game.current >= 0 else None,
         "seats": seats,
         "pile": _cards(game.pile),
         "stock": len(game.stock),

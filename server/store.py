@@ -21,7 +21,9 @@ What is kept (schema version 5):
   tables and tournaments;
 * the **ladder** (version 5, :mod:`server.ladder.store`): ``ladder_members`` (who is on it and
   on which presets) and ``ladder_games`` (every finished ladder game, in the order it finished;
-  the ratings are folded again from them at start).
+  the ratings are folded again from them at start);
+* **challenges** (version 6, :mod:`server.ladder.challenge_store`): ``ladder_challenges`` (each
+  as asked, with its status) and ``ladder_challenge_games`` (each finished game of one).
 
 Durability: WAL with ``synchronous=NORMAL`` (a commit is in the operating system's hands when
 it returns: a crash or ``kill -9`` of the server loses nothing committed; a power cut or an
@@ -31,7 +33,7 @@ commit to the disk as well.
 
 Opening checks the file: a file that is not a database, a database of a newer schema, one that
 another server holds, or one that cannot be written raises :class:`StoreError` with one line
-naming the file and the problem. Version 1 to 4 databases are migrated in place (version 5 only adds tables).
+naming the file and the problem. Version 1 to 5 databases are migrated in place (versions 5 and 6 only add tables).
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
 done by the caller (see :mod:`server.auth`), which runs it in an executor.
@@ -51,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.names import name_key
+from server.ladder.challenge_store import SCHEMA as CHALLENGE_SCHEMA
 from server.ladder.store import SCHEMA as LADDER_SCHEMA
 from server.record_codec import pack_record, unpack_record
 
@@ -61,7 +64,7 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 GUEST_LOGIN_DAYS = 30
 """A guest's login token unused this many days is forgotten (its name is long free anyway)."""
 
@@ -137,6 +140,8 @@ CREATE TABLE IF NOT EXISTS logins (
 """
 
 _SCHEMA_V5 = LADDER_SCHEMA  # the ladder's members and finished games (server.ladder.store)
+
+_SCHEMA_V6 = CHALLENGE_SCHEMA  # challenges and their finished games (server.ladder.challenge_store)
 
 #: A write for :meth:`Store.write_batch`: SQL and its parameters.
 Op = tuple[str, Sequence[Any]]
@@ -279,7 +284,7 @@ class Store:
         db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only or locked file
         try:
-            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4 + _SCHEMA_V5).split(";"):
+            for stmt in (_SCHEMA_V1 + _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4 + _SCHEMA_V5 + _SCHEMA_V6).split(";"):
                 if stmt.strip():
                     db.execute(stmt)
             if version == 2:

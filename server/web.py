@@ -59,7 +59,14 @@ _LIBRARY_LOG.setLevel(logging.WARNING)
 WS_PATH = "/ws"
 """The WebSocket endpoint."""
 
-_ALIASES = {"/": "/index.html", "/tv": "/tv.html"}
+_ALIASES = {
+    "/": "/index.html",
+    "/tv": "/tv.html",
+    "/replay": "/replay.html",
+    "/ladder": "/ladder.html",
+    "/bot": "/bot.html",
+    "/tournament": "/tournament.html",
+}
 """Paths served as another file (the page's address without ``.html``)."""
 
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".webmanifest": "application/manifest+json"}

@@ -206,6 +206,16 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     await b.refuse(bob, {"type": "ladder_join", "presets": ["classic"]}, "NOT_INVITED")
     await b.refuse(fred, {"type": "ladder_join", "presets": ["nope"]}, "BAD_RULES")
 
+    # Challenges: a guest, an unknown preset or layout, a bot nobody knows, one at a time.
+    duel = {"type": "challenge", "preset": "classic", "bots": ["[random]", "[greedy]"], "deals": 1000}
+    await b.refuse(bob, duel, "NOT_INVITED")
+    await b.refuse(fred, {**duel, "preset": "nope"}, "BAD_RULES")
+    await b.refuse(fred, {**duel, "layout": "1v9"}, "BAD_RULES")
+    await b.refuse(fred, {**duel, "bots": ["nobody", "[greedy]"]}, "UNKNOWN_BOT")
+    await fred.ok(duel, "challenge_status")
+    await b.refuse(fred, duel, "QUOTA_EXCEEDED")
+    await b.refuse(bob, {"type": "get_challenge", "challenge": 999}, "UNKNOWN_GAME")
+
     per, anywhere = documented()
     wrong = {
         kind: (sorted(seen - per.get(kind, set()) - anywhere), sorted(per.get(kind, set()) - seen))

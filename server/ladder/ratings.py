@@ -29,6 +29,8 @@ from typing import Any
 from server.tournament.schedule import GameSpec, schedule
 from server.tournament.standings import _MODEL, Z95, round_rating
 
+from .history import History, Point
+
 OVERALL = "overall"
 """The name of the table that rates every ladder game, whatever its preset."""
 
@@ -118,6 +120,8 @@ class Ratings:
 
     tables: dict[str, dict[str, LadderRow]] = field(default_factory=dict)
     recent: dict[str, deque[LadderGame]] = field(default_factory=dict)
+    history: dict[str, History] = field(default_factory=dict)
+    """Each bot's overall rating after its games (bounded, :mod:`server.ladder.history`)."""
     games: int = 0
 
     def row(self, table: str, name: str) -> LadderRow:
@@ -149,6 +153,9 @@ class Ratings:
                 r.timeouts += game.timeouts[seat] if game.timeouts else 0
                 r.illegal += game.illegal[seat] if game.illegal else 0
                 r.disconnects += game.disconnects[seat] if game.disconnects else 0
+                if table == OVERALL:
+                    point = Point(r.games, game.game, game.finished, r.mu, r.sigma)
+                    self.history.setdefault(r.name, History()).add(point)
         for name in game.seats:
             self.recent.setdefault(name, deque(maxlen=RECENT_GAMES)).appendleft(game)
         self.games += 1

@@ -14,6 +14,11 @@ the batch of its last action, its table closes, and the match's next game starts
 of its members has left the ladder or gone (then the rest of the match is dropped). After a
 restart the ladder's members and finished games come back; a ladder game that was running is
 not rated: its table is closed at start (:meth:`LadderService.restored_tables`).
+
+Challenges (:mod:`server.ladder.challenge_desk`) wait in :attr:`LadderService.waiting` and are
+started by :meth:`LadderService.fill` before the ladder's own matches, within the same
+``ladder_tables``; their games are counted by the challenge, not rated, and written with
+:mod:`server.ladder.challenge_store` in the batch of each game's end.
 """
 
 from __future__ import annotations
@@ -44,7 +49,10 @@ from server.reply import Handlers, Reply
 from server.table import Outbox, Table
 from server.tournament.schedule import GameSpec
 
+from . import challenge_store
 from . import store as ladder_store
+from .challenges import Challenge
+from .history import rating_points
 from .ratings import OVERALL, Candidate, LadderGame, Match, Ratings, fold_all, pick_match
 from .store import LadderState, MemberRow, Op
 
@@ -85,6 +93,8 @@ class _Running:
     next: int = 0
     table: int | None = None
     seats: tuple[str, ...] = ()
+    challenge: Challenge | None = None
+    """Set for a challenge's games (not rated: :mod:`server.ladder.challenges`)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,9 @@ class LadderService:
         self.ratings = Ratings()
         self.matches: list[_Running] = []
         self.by_table: dict[int, _Running] = {}
+        self.waiting: list[Challenge] = []
+        """Challenges asked for and not started, in order (:mod:`server.ladder.challenge_desk`)."""
+        self.on_challenge_over: Callable[[Challenge], None] = lambda c: None
 
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(LadderJoin, self.join, writes=True)
@@ -139,7 +152,30 @@ class LadderService:
         row = self.members[key] = MemberRow(s.name, s.identity, presets)
         self.parts.write(ladder_store.member_op(key, row))
         log.info("%s joined the ladder on %s", s.name, ", ".join(presets))
-        return Reply(Ok(id=msg.id), after=[self.fill])
+        return Reply(Ok(id=msg.id), self._seat_again(s), after=[self.fill])
+
+    def _seat_again(self, s: Session) -> Outbox:
+        """A member back after a drop (it joins again): its seats at running ladder games go to
+        this connection, each announced by ``seated`` before the table's snapshot (as a
+        tournament's ``register`` does)."""
+        out = Outbox()
+        seated: list[tuple[Session, Seated]] = []
+        now = time.monotonic()
+        tables = self.parts.tables()
+        for table_id, r in self.by_table.items():
+            table = tables.get(table_id)
+            if table is None or not table.running:
+                continue
+            for seat, name in enumerate(r.seats):
+                st = table.seats[seat]
+                if name_key(name) == name_key(s.name) and st is not None and st.session is not s:
+                    token = table.rebind(seat, s, out, now)
+                    msg = Seated(
+                        tournament=LADDER_TOURNAMENT, game=table.game_id, table=table_id, seat=seat, token=token
+                    )
+                    seated.append((s, msg))
+        out.items[0:0] = seated
+        return out
 
     def leave(self, s: Session, msg: LadderLeave) -> Reply:
         key = name_key(s.name)
@@ -168,7 +204,8 @@ class LadderService:
             }
             for g in self.ratings.games_of(msg.name, msg.limit)
         ]
-        return Reply(LadderHistory(id=msg.id, name=msg.name, games=games))  # type: ignore[arg-type]
+        ratings = rating_points(self.ratings.history.get(msg.name))
+        return Reply(LadderHistory(id=msg.id, name=msg.name, games=games, ratings=ratings))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ matches
 
@@ -181,6 +218,7 @@ class LadderService:
     def fill(self) -> None:
         """Start matches while the ladder has tables to spare and members to seat."""
         allowed = self.parts.tables_allowed()
+        self._start_challenges(allowed)
         if not self.members or len(self.matches) >= allowed:
             return
         seated = self._seated_identities()
@@ -202,6 +240,59 @@ class LadderService:
             self.matches.append(running)
             idle = [m for m in idle if m.name not in match.group]
             self._start_game(running)
+
+    def _start_challenges(self, allowed: int) -> None:
+        """Start waiting challenges, in order, while the ladder has tables to spare: each once
+        its ladder bots are connected and idle; one whose ladder bot has left the ladder is
+        cancelled (one not connected, as after a restart, is waited for)."""
+        busy = self._busy()
+        seated = self._seated_identities()
+        for c in list(self.waiting):
+            if len(self.matches) >= allowed:
+                return
+            if any(self.members.get(name_key(n)) is None for n in c.bots if not n.startswith("[")):
+                self.waiting.remove(c)
+                c.status = "cancelled"
+                self.parts.write(challenge_store.challenge_op(c))
+                self.on_challenge_over(c)
+                continue
+            members = [m for n in c.bots if (m := self.members.get(name_key(n))) is not None]
+            if not self._members_here(c.bots) or any(m.name in busy or m.identity in seated for m in members):
+                continue
+            self.waiting.remove(c)
+            c.status = "running"
+            self.parts.write(challenge_store.challenge_op(c))
+            running = _Running(c.match(), next=len(c.games), challenge=c)
+            self.matches.append(running)
+            busy |= set(c.bots)
+            self._start_game(running)
+
+    def _members_here(self, names: Sequence[str]) -> bool:
+        """Every ladder bot among ``names`` (not a bundled bot in brackets) is on the ladder and
+        logged in."""
+        return all(
+            (m := self.members.get(name_key(n))) is not None and bool(self.parts.logged_in(m.identity))
+            for n in names
+            if not n.startswith("[")
+        )
+
+    def _challenge_game_finished(self, table: Table, r: _Running, g: FinishedGame) -> None:
+        """A challenge's game ended: count it (not rated), go on or end the challenge."""
+        c = r.challenge
+        assert c is not None
+        c.add(g.game_id, tuple(g.result["places"]))
+        self.parts.write(challenge_store.game_op(c))
+        self.parts.drop_table(table.id)
+        r.table = None
+        if r.next < len(r.match.games) and self._members_here(c.bots):
+            self._start_game(r)
+            return
+        if not c.finished:
+            c.status = "cancelled"
+        self.parts.write(challenge_store.challenge_op(c))
+        self.matches.remove(r)
+        self.on_challenge_over(c)
+        self.fill()
 
     def _start_game(self, r: _Running) -> None:
         """Open the table of ``r``'s next game, seat its group and deal."""
@@ -242,6 +333,9 @@ class LadderService:
         """A game ended at ``table``: if it is the ladder's, rate and keep it, and go on."""
         r = self.by_table.pop(table.id, None)
         if r is None:
+            return
+        if r.challenge is not None:
+            self._challenge_game_finished(table, r, g)
             return
         seats = [st for st in table.seats if st is not None]
         game = LadderGame(

@@ -40,6 +40,7 @@ export function lobbyScreen(ctx) {
       " · ",
       h("button", { class: "link", type: "button", onclick: ctx.askLogout }, "change name"),
     ),
+    h("p", { class: "quiet pages" }, "To read: ", h("a", { href: "ladder" }, "the bot ladder"), " · ", h("a", { href: "tournament" }, "tournaments"), " · ", h("a", { href: "replay" }, "a game's replay")),
   );
 }
 

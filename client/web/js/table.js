@@ -164,6 +164,7 @@ function gameOverEl(t) {
       result.places.map((seat) => h("li", { class: seat === loser ? "loser" : "" }, you(seat) ? `${names[seat]} (you)` : names[seat])),
     ),
     o ? tallyEl(o.tally) : null,
+    o?.game !== undefined ? h("p", { class: "replay-link" }, h("a", { href: `replay?game=${o.game}`, target: "_blank", rel: "noopener" }, "Replay this game"), " (every hand open)") : null,
   );
 }
 

@@ -193,7 +193,7 @@ def test_a_schema_4_database_gets_the_ladder_tables(tmp_path: Any) -> None:
         c.execute("PRAGMA user_version=4")
     store = Store(db)
     try:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert store.db.execute("SELECT count(*) FROM ladder_games").fetchone()[0] == 0
         assert store.db.execute("SELECT count(*) FROM ladder_members").fetchone()[0] == 0
     finally:

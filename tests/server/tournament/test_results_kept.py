@@ -74,7 +74,7 @@ def test_a_schema_2_database_is_migrated(tmp_path: Path) -> None:
         c.execute("PRAGMA user_version=2")
     store = Store(db)
     try:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         live = store.load_live()
         (snap,) = live.tournaments
         assert "finished" not in snap
