@@ -299,8 +299,9 @@ class App:
     @property
     def port(self) -> int:
         assert self.server is not None
-        # (Any: asyncio gives a tuple of sockets, uvloop a list, which compiled code would refuse.)
-        sockets: Any = self.server.sockets
+        # (getattr: asyncio gives a tuple of sockets, uvloop a list, which compiled code would
+        # refuse on reading the attribute as typed.)
+        sockets: Any = getattr(self.server, "sockets")  # noqa: B009
         return int(sockets[0].getsockname()[1])
 
     @property
