@@ -14,13 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.replay_payloads import ReplaySeat, ReplayStep
-from server.engine import Game, ReplayRecord, format_action
+from server.engine import Game, Positions, ReplayRecord, format_action
 from server.engine.cards import format_card
 from server.engine.game import OVER
 
 __all__ = ["GameReplay", "ReplayCache", "step_of"]
 
-_CHECKPOINT = 64
 """A copy of the game is kept every this many actions."""
 
 
@@ -70,27 +69,18 @@ class GameReplay:
         self.players: list[str] = list(inner.get("players") or stored.get("players") or [])
         self.table_name = str(stored.get("table_name", ""))
         self.actions = len(self.record.actions)
-        self._checkpoints: dict[int, Game] = {0: self.record.replay(0)}
+        self.positions = Positions(self.record)
 
     def steps(self, start: int, count: int) -> list[ReplayStep]:
         """The positions ``start`` .. ``start + count - 1`` that exist (none past the end)."""
         if start > self.actions:
             return []
-        base = max(k for k in self._checkpoints if k <= start)
-        game = self._checkpoints[base].clone()
-        for i in range(base, start):
-            self._advance(game, i)
+        game, _ = self.positions.at(start)
         out = [step_of(game, self.players, start, self.record.actions[start - 1] if start else None)]
         for i in range(start, min(start + count - 1, self.actions)):
-            self._advance(game, i)
+            self.positions.advance(game, i)
             out.append(step_of(game, self.players, i + 1, self.record.actions[i]))
         return out
-
-    def _advance(self, game: Game, i: int) -> None:
-        seat, action = self.record.actions[i]
-        game.apply(seat, action)
-        if (i + 1) % _CHECKPOINT == 0 and i + 1 not in self._checkpoints:
-            self._checkpoints[i + 1] = game.clone()
 
 
 class ReplayCache:

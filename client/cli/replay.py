@@ -26,13 +26,11 @@ from typing import TYPE_CHECKING, Any
 from client.cli.draw import Line, Theme, card_frag, cell, clip, plain_lines, rule, text, to_formatted, wrap
 from client.cli.words import describe_events, ordinal
 from client.record_files import load_record
-from server.engine import Game, ReplayRecord, event_to_dict, format_action
+from server.engine import Game, Positions, ReplayRecord, event_to_dict, format_action
 from server.engine.cards import format_card
 
 if TYPE_CHECKING:
     from protocol.payloads import StoredGame
-
-_CHECKPOINT = 64
 
 
 class Replay:
@@ -46,19 +44,11 @@ class Replay:
             inner.get("players") or self.meta.get("players") or [f"seat {i}" for i in range(self.record.seats)]
         )
         self.steps = len(self.record.actions)
-        self._checkpoints: dict[int, Game] = {0: self.record.replay(0)}
+        self.positions = Positions(self.record)
 
     def game_at(self, step: int) -> tuple[Game, list[dict[str, Any]]]:
         """The game after ``step`` actions, and the events of the last of them."""
-        step = max(0, min(step, self.steps))
-        base = max(k for k in self._checkpoints if k <= step)
-        game = self._checkpoints[base].clone()
-        events: list[Any] = []
-        for i in range(base, step):
-            seat, action = self.record.actions[i]
-            events = game.apply(seat, action)
-            if (i + 1) % _CHECKPOINT == 0 and i + 1 not in self._checkpoints:
-                self._checkpoints[i + 1] = game.clone()
+        game, events = self.positions.at(step)
         return game, [event_to_dict(e) for e in events]
 
 

@@ -18,7 +18,7 @@ from .errors import IllegalAction, IllegalReason, RulesError
 from .events import Event, describe, event_to_dict
 from .game import Game
 from .outcome import GameOutcome
-from .record import ReplayRecord
+from .record import Positions, ReplayRecord
 from .rules import OPTION_NAMES, PRESETS, Preset, Rules, check_seats, make_rules, preset_info, preset_names
 from .series import Series, SeriesTally
 from .view import spectator_view, view_for
@@ -33,6 +33,7 @@ __all__ = [
     "OPTION_NAMES",
     "Preset",
     "PRESETS",
+    "Positions",
     "ReplayRecord",
     "Rules",
     "RulesError",

@@ -15,6 +15,7 @@ from typing import Any
 
 from .actions import Action, format_action, parse_action
 from .cards import format_card, parse_card
+from .events import Event
 from .game import Game
 from .outcome import GameOutcome
 from .rules import Rules, make_rules
@@ -80,3 +81,37 @@ class ReplayRecord:
             outcome=GameOutcome.from_dict(d["outcome"]) if d.get("outcome") else None,
             extra=dict(d.get("extra") or {}),
         )
+
+
+class Positions:
+    """The positions of a record's game, at any step (0: dealt; ``len(actions)``: over), for
+    the replay viewers (the server's ``replay`` and the terminal's ``shithead replay``).
+
+    A copy of the game is kept every :attr:`EVERY` actions, so that reaching a step applies
+    at most that many actions, in whatever order the steps are asked for."""
+
+    EVERY = 64
+
+    def __init__(self, record: ReplayRecord) -> None:
+        self.record = record
+        self.count = len(record.actions)
+        self._kept: dict[int, Game] = {0: record.replay(0)}
+
+    def at(self, step: int) -> tuple[Game, list[Event]]:
+        """A new game after ``step`` actions (clamped to 0..``count``), and the events of the
+        last of them (none at step 0)."""
+        step = max(0, min(step, self.count))
+        base = max(k for k in self._kept if k <= step)
+        game = self._kept[base].clone()
+        events: list[Event] = []
+        for i in range(base, step):
+            events = self.advance(game, i)
+        return game, events
+
+    def advance(self, game: Game, i: int) -> list[Event]:
+        """Apply action ``i`` (0-based) to ``game``, which stands at step ``i``; its events."""
+        seat, action = self.record.actions[i]
+        events = game.apply(seat, action)
+        if (i + 1) % self.EVERY == 0 and i + 1 not in self._kept:
+            self._kept[i + 1] = game.clone()
+        return events
