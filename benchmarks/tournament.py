@@ -1,178 +1,184 @@
 """Tournament speed: games/s over the real server against the same bots in-process.
 
-A round-robin of 4-player classic games among the bundled random and greedy bots (two of
-each), with duplicate deals, played twice:
+A round-robin of 4-player classic games among bundled bots (``--bots``, default two random and
+two greedy), with duplicate deals, played these ways (``benchmarks/tournament_runs.py``):
 
-* **over the server**: ``shithead-tournament``'s own machinery (a server child process, the
-  bots as protocol clients in this process, ``--concurrency`` tables at once);
-* **in-process**: the same schedule (same deals, same seatings) through the pure engine, each
-  bot given exactly the view and events it would get over the wire (``view_for`` and
-  ``event_to_dict``), one game after another in one process.
+* **in-process, 1 process**: the schedule (same deals, same seatings, bots seeded as the
+  organiser seeds them) through the pure engine, each bot given exactly the view and events it
+  would get over the wire (``view_for`` and ``event_to_dict``), one game after another;
+* **over the server, 1 worker**: ``shithead-tournament``'s own machinery (a server child
+  process, the bots as protocol clients in the organiser's process, ``--concurrency`` tables
+  at once). Their ratio is issue 14's (target >= 0.6 for the fast bots);
+* **in-process, N workers**: the same games cut into the deal sets ``shithead-tournament
+  --workers N`` cuts them, each set played as above, N sets at once in a process pool;
+* **over the server, N workers**: ``shithead-tournament --workers N`` (default: one per core),
+  each deal set in a worker process with a server of its own. Their ratio is issue 32's
+  "overhead a bot author feels" (target >= 0.9 for thinking bots): like against like, the same
+  deal sets on the same number of processes.
 
-It prints games/s and actions/s of both and the ratio (target: the server path reaches at
-least 0.6 of the in-process rate, issue 14). Then the same tournament as ``shithead-tournament`` plays it
-by default, in deal sets on one worker process per core (each with a server of its own), and
-its ratio to in-process (``benchmarks/cluster.py`` compares the ways of spreading the games).
-Nothing is asserted: the machine is shared and noisy.
+The thinking scenario is four ismcts bots at the 0.1 s a decision they think with in a
+tournament (``--bots ismcts,ismcts,ismcts,ismcts --budget 0.1``); four of them make a game last
+several seconds, so it is run with few games and only the N-worker rows. A time budget is wall
+time, so thinking bots play one table at a time per worker by default (``--concurrency 1``):
+tables at once would think in threads side by side, each decision still 0.1 s, and the games/s
+would grow with the concurrency for weaker play, comparing nothing. ``--budget`` can only be
+the bots' own default: the organiser makes bundled bots with ``make_bot(kind, rng)``, which
+passes no budget.
 
-    .venv/bin/python benchmarks/tournament.py [--games 2000] [--concurrency 8] [--workers N]
+Every run is a fresh process (``python benchmarks/tournament.py --measure ...``) with
+``SHITHEAD_BUILD`` set for ``--build`` (``pure`` or ``compiled``: the build of
+tools/mypyc_build.py), which its servers, worker processes and process pool inherit, so a
+run's bots, engine and servers are all of one build. ``--builds`` alternates pure and compiled;
+``--rounds R`` repeats every run R times, alternating, and the summary gives the best and the
+median games/s of each and the ratios of medians. (The in-process runs are this benchmark's
+floor: no server at all.) Nothing is asserted: the machine is shared and noisy.
+
+    .venv/bin/python benchmarks/tournament.py --games 200 --rounds 3 --builds
+    .venv/bin/python benchmarks/tournament.py --bots ismcts,ismcts,ismcts,ismcts --budget 0.1 \\
+        --games 16 --rounds 3 --builds
+    options: [--games 2000] [--concurrency C] [--workers N] [--single/--no-single] [--seed S]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
-import random
-import resource
+import statistics
+import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.bots import make_bot  # noqa: E402
+from tournament_runs import default_budget, in_process, in_process_workers, over_server, plan_of  # noqa: E402
+
+from client.bots import bot_names  # noqa: E402
 from client.eventloop import use_uvloop_if_installed  # noqa: E402
-from client.tournament.organiser import Entrant, Plan, Progress, run  # noqa: E402
-from server.engine import Series, event_to_dict, make_rules, parse_action  # noqa: E402
-from server.engine.view import view_for  # noqa: E402
-from server.tournament.schedule import schedule  # noqa: E402
 
-PARTICIPANTS = [("random", "random"), ("greedy", "greedy"), ("random-2", "random"), ("greedy-2", "greedy")]
+ROWS = {"in-process": "in-process", "server": "over the server"}
 
 
-def in_process(games: int, seed: int) -> tuple[float, int, int]:
-    """Play the tournament's schedule through the engine; returns (seconds, games, actions).
-
-    Each bot is given what its client gets over the wire with turn states (PROTOCOL.md §6, as
-    the organiser's bots ask for): a view at the game's first state, whenever it must act and
-    at the end, each with every event since its previous one."""
-    rules = make_rules("classic", {})
-    kinds = dict(PARTICIPANTS)
-    specs = schedule([n for n, _ in PARTICIPANTS], table_size=4, games=games, master_seed=seed)
-    actions = 0
-    began = time.perf_counter()
-    for spec in specs:
-        game = Series(rules, 4, seed=spec.seed).start_game()  # dealt exactly as a table with that seed
-        bots = [make_bot(kinds[name], random.Random(f"{seed}:{name}:{spec.number}")) for name in spec.seats]
-        waiting: list[list[dict]] = [[] for _ in bots]
-        for s, bot in enumerate(bots):
-            view = view_for(game, s)
-            bot.on_game_start(view)
-            bot.observe(view, [])
-        while not game.is_over():
-            seat = game.to_act()[0]
-            view = view_for(game, seat)
-            bots[seat].observe(view, waiting[seat])
-            waiting[seat] = []
-            text = bots[seat].choose(view)
-            events = [event_to_dict(e) for e in game.apply(seat, parse_action(text))]
-            for w in waiting:
-                w.extend(events)
-            actions += 1
-        for s, bot in enumerate(bots):
-            bot.observe(view_for(game, s), waiting[s])
-    return time.perf_counter() - began, len(specs), actions
+def label(way: str, workers: int) -> str:
+    unit = "process" if way == "in-process" else "worker"
+    return f"{ROWS[way]}, {workers} {unit}{('es' if unit == 'process' else 's') * (workers > 1)}"
 
 
-def plan_of(games: int, seed: int, concurrency: int) -> Plan:
-    """The benchmark's tournament: the four PARTICIPANTS, 4 seats, ``games`` games."""
-    return Plan(
-        entrants=[Entrant(n, "bundled", bot=b) for n, b in PARTICIPANTS],
-        seats=4,
-        games=games,
-        master_seed=seed,
-        concurrency=concurrency,
-        action_seconds=60.0,
-        every=0,
-    )
+def measure(args: argparse.Namespace) -> None:
+    """One run (``--measure WAY:WORKERS``), in this fresh process: its figures as a JSON line."""
+    from server.engine.buildinfo import describe_build
 
-
-async def over_server(games: int, seed: int, concurrency: int, out: Path, workers: int = 1) -> tuple[float, int, int]:
-    plan = plan_of(games, seed, concurrency)
-    done = {"n": 0}
-
-    def tick(n: int, total: int) -> None:
-        done["n"] = n
-        if n % max(1, total // 10) == 0:
-            print(f"  ... {n}/{total} games", flush=True)
-
-    began = time.perf_counter()
-    me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    results = await run(plan, out, server=None, progress=Progress(tick, lambda t: None), workers=workers)
-    seconds = time.perf_counter() - began
-    me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (
-        me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
-        kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime,
-    )
-    if workers == 1:
-        print(
-            f"  CPU: bots and organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
-            f"server {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
-        )
+    way, _, n = args.measure.partition(":")
+    plan = plan_of(args.bots, args.games, args.seed, args.concurrency)
+    if way == "in-process":
+        got = in_process(plan, args.budget) if n == "1" else in_process_workers(plan, int(n), args.budget)
     else:
-        print(
-            f"  CPU: organiser {cpu[0]:.1f} s ({cpu[0] / seconds:.0%} of a core), "
-            f"workers with their servers and bots {cpu[1]:.1f} s ({cpu[1] / seconds:.0%} of a core)"
-        )
-    import csv
+        use_uvloop_if_installed()  # as shithead-tournament does for its organiser's bots
+        got = over_server(plan, int(n))
+    print(json.dumps(got.to_dict() | {"build": describe_build()}))
 
-    with (out / "results.csv").open() as fh:
-        actions = sum(int(r["actions"]) for r in csv.DictReader(fh) if r["seat"] == "0")
-    return seconds, results.games, actions
+
+def run_fresh(args: argparse.Namespace, way: str, workers: int, build: str | None) -> dict:
+    """One run in a fresh process, with ``SHITHEAD_BUILD=build`` (None: this environment's)."""
+    env = dict(os.environ) if build is None else dict(os.environ, SHITHEAD_BUILD=build)
+    cmd = [sys.executable, __file__, "--measure", f"{way}:{workers}", "--bots", ",".join(args.bots)]
+    cmd += ["--games", str(args.games), "--seed", str(args.seed), "--concurrency", str(args.concurrency)]
+    if args.budget is not None:
+        cmd += ["--budget", str(args.budget)]
+    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    if build == "compiled" and not got["build"].startswith("compiled"):
+        raise SystemExit(f"no compiled build in use ({got['build']}): see tools/mypyc_build.py status")
+    return got
+
+
+def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
+    """Best and median games/s of every row, the ratios of medians, the builds compared."""
+    print(f"\nSummary: games/s, best and median of {args.rounds} run(s) each")
+    medians: dict[tuple, float] = {}
+    for (build, way, workers), got in runs.items():
+        rates = [g["games"] / g["seconds"] for g in got]
+        medians[build, way, workers] = median = statistics.median(rates)
+        acts = statistics.median(g["actions"] / g["seconds"] for g in got)
+        print(
+            f"  {build or 'as is':9} {label(way, workers):32} {max(rates):8.2f} best {median:8.2f} median"
+            f"  ({acts:9,.0f} actions/s median)"
+        )
+    print("Ratios of medians, server / in-process:")
+    for build, way, workers in medians:
+        if way != "server":
+            continue
+        ratio = medians[build, way, workers] / medians[build, "in-process", workers]
+        target = 0.9 if workers > 1 and thinking else 0.6 if workers == 1 and not thinking else None
+        verdict = "" if target is None else f"   (target >= {target}: {'met' if ratio >= target else 'NOT met'})"
+        print(f"  {build or 'as is':9} {workers} {'worker ' if workers == 1 else 'workers'}: {ratio:6.3f}{verdict}")
+    if "pure" in args.builds and "compiled" in args.builds:
+        print("Compiled / pure, medians:")
+        for build, way, workers in medians:
+            if build == "compiled":
+                print(f"  {label(way, workers):32} {medians[build, way, workers] / medians['pure', way, workers]:.2f}x")
+    actions = {(way, w): {g["actions"] for g in got} for (_, way, w), got in runs.items()}
+    if not thinking and len({a for s in actions.values() for a in s}) > 1:
+        print(f"note: the runs played different numbers of actions ({actions}): some clock ran out")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bots", default="random,greedy,random,greedy", help="bundled bots, comma-separated")
+    ap.add_argument("--budget", type=float, help="seconds a decision for the searching bots (their default)")
     ap.add_argument("--games", type=int, default=2000)
-    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--concurrency", type=int, help="tables at once per server (8; 1 with thinking bots)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="N (default one per core; 1: skip)")
     ap.add_argument(
-        "--workers",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="worker processes of the second run (default: one per core, as shithead-tournament; 1: skip it)",
+        "--single",
+        action=argparse.BooleanOptionalAction,
+        help="the 1-process rows too (default: with fast bots only)",
     )
+    ap.add_argument("--rounds", type=int, default=1, help="every run this many times, alternating")
+    ap.add_argument("--build", choices=["pure", "compiled"], help="SHITHEAD_BUILD of every run")
+    ap.add_argument("--builds", action="store_true", help="alternate pure and compiled")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # one run, in a fresh process
     args = ap.parse_args()
-    print(
-        f"Tournament benchmark: {args.games} classic 4-player games, 2 random + 2 greedy bots, "
-        f"duplicate deals, master seed {args.seed}"
-    )
-    secs_i, games_i, acts_i = in_process(args.games, args.seed)
-    use_uvloop_if_installed()  # as shithead-tournament does for its organiser's bots
-    print(
-        f"in-process (engine only):  {games_i / secs_i:8.1f} games/s  {acts_i / secs_i:9,.0f} actions/s  "
-        f"({games_i} games, {acts_i:,} actions in {secs_i:.1f} s)"
-    )
-    with tempfile.TemporaryDirectory() as tmp:
-        secs_s, games_s, acts_s = asyncio.run(over_server(args.games, args.seed, args.concurrency, Path(tmp) / "bench"))
-    print(
-        f"over the server:           {games_s / secs_s:8.1f} games/s  {acts_s / secs_s:9,.0f} actions/s  "
-        f"({games_s} games, {acts_s:,} actions in {secs_s:.1f} s; concurrency {args.concurrency})"
-    )
-    ratio = (games_s / secs_s) / (games_i / secs_i)
-    print(f"ratio server / in-process: {ratio:.3f}   (target >= 0.6: {'met' if ratio >= 0.6 else 'NOT met'})")
-    if args.workers > 1:
-        with tempfile.TemporaryDirectory() as tmp:
-            secs_w, games_w, acts_w = asyncio.run(
-                over_server(args.games, args.seed, args.concurrency, Path(tmp) / "bench", workers=args.workers)
-            )
-        print(
-            f"{f'{args.workers} worker processes:':<26} {games_w / secs_w:8.1f} games/s  "
-            f"{acts_w / secs_w:9,.0f} actions/s  "
-            f"({games_w} games, {acts_w:,} actions in {secs_w:.1f} s; concurrency {args.concurrency} per worker)"
+    args.bots = args.bots.split(",")
+    for kind in args.bots:
+        if kind not in bot_names():
+            ap.error(f"unknown bot {kind!r} (bundled: {', '.join(bot_names())})")
+    budgets = {default_budget(k) for k in args.bots} - {None}
+    thinking = bool(budgets)
+    if args.budget is not None and budgets != {args.budget}:
+        ap.error(
+            f"--budget {args.budget}: over the server the bots think with their default ({budgets or 'none'}); "
+            "shithead-tournament passes no budget to bundled bots"
         )
-        ratio_w = (games_w / secs_w) / (games_i / secs_i)
-        print(f"ratio workers / in-process: {ratio_w:.3f}   (workers / one server: {ratio_w / ratio:.2f})")
-        if acts_w != acts_i:
-            print(f"note: the workers played {acts_w:,} actions, in-process {acts_i:,}: some clock ran out")
-    if acts_s != acts_i:
-        print(
-            f"note: the two runs played {acts_i:,} and {acts_s:,} actions; the same deals and seeded bots "
-            "give the same games, so some clock must have run out over the server"
-        )
+    if args.concurrency is None:
+        args.concurrency = 1 if thinking else 8
+    if args.measure:
+        return measure(args)
+    args.builds = ["pure", "compiled"] if args.builds else [args.build]
+    single = not thinking if args.single is None else args.single
+    rows = [(way, 1) for way in ROWS if single] + [(way, args.workers) for way in ROWS if args.workers > 1]
+    print(
+        f"Tournament benchmark: {args.games} classic 4-player games of {', '.join(args.bots)}"
+        f"{f' (budget {budgets.pop()} s a decision)' if thinking else ''}, duplicate deals, master seed {args.seed}, "
+        f"concurrency {args.concurrency} per server; {args.rounds} round(s) of "
+        f"{' / '.join(b or 'this environment' for b in args.builds)}"
+    )
+    runs: dict[tuple, list[dict]] = {}
+    for r in range(args.rounds):
+        for build in args.builds:
+            for way, workers in rows:
+                got = run_fresh(args, way, workers, build)
+                runs.setdefault((build, way, workers), []).append(got)
+                rate = got["games"] / got["seconds"]
+                print(
+                    f"round {r + 1} {build or '':8} {label(way, workers):32} {rate:8.2f} games/s"
+                    f"  {got['actions'] / got['seconds']:9,.0f} actions/s ({got['games']} games, {got['actions']:,} "
+                    f"actions in {got['seconds']:.1f} s; CPU {got['cpu_self']:.1f} s here, "
+                    f"{got['cpu_children']:.1f} s children; {got['build']})",
+                    flush=True,
+                )
+    summary(args, runs, thinking)
 
 
 if __name__ == "__main__":
