@@ -31,12 +31,16 @@ tools/mypyc_build.py), which its servers, worker processes and process pool inhe
 run's bots, engine and servers are all of one build. ``--builds`` alternates pure and compiled;
 ``--rounds R`` repeats every run R times, alternating, and the summary gives the best and the
 median games/s of each and the ratios of medians. (The in-process runs are this benchmark's
-floor: no server at all.) Nothing is asserted: the machine is shared and noisy.
+floor: no server at all.) ``--no-uvloop`` sets ``SHITHEAD_NO_UVLOOP=1`` in every run: the
+compiled server did not start under uvloop when this was written (``App.port``: uvloop's
+``Server.sockets`` is a list where the compiled code wants the annotated tuple). Nothing is
+asserted: the machine is shared and noisy.
 
     .venv/bin/python benchmarks/tournament.py --games 200 --rounds 3 --builds
     .venv/bin/python benchmarks/tournament.py --bots ismcts,ismcts,ismcts,ismcts --budget 0.1 \\
         --games 16 --rounds 3 --builds
-    options: [--games 2000] [--concurrency C] [--workers N] [--single/--no-single] [--seed S]
+    options: [--games 2000] [--concurrency C] [--workers N] [--seed S] [--no-uvloop]
+             [--single/--no-single] [--no-one-server]  (the 1-process rows / the 1-server row)
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ def measure(args: argparse.Namespace) -> None:
 def run_fresh(args: argparse.Namespace, way: str, workers: int, build: str | None) -> dict:
     """One run in a fresh process, with ``SHITHEAD_BUILD=build`` (None: this environment's)."""
     env = dict(os.environ) if build is None else dict(os.environ, SHITHEAD_BUILD=build)
+    if args.no_uvloop:
+        env["SHITHEAD_NO_UVLOOP"] = "1"
     cmd = [sys.executable, __file__, "--measure", f"{way}:{workers}", "--bots", ",".join(args.bots)]
     cmd += ["--games", str(args.games), "--seed", str(args.seed), "--concurrency", str(args.concurrency)]
     if args.budget is not None:
@@ -94,7 +100,7 @@ def run_fresh(args: argparse.Namespace, way: str, workers: int, build: str | Non
 
 def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
     """Best and median games/s of every row, the ratios of medians, the builds compared."""
-    print(f"\nSummary: games/s, best and median of {args.rounds} run(s) each")
+    print("\nSummary: games/s, best and median of the runs (how many: in brackets)")
     medians: dict[tuple, float] = {}
     for (build, way, workers), got in runs.items():
         rates = [g["games"] / g["seconds"] for g in got]
@@ -102,11 +108,13 @@ def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
         acts = statistics.median(g["actions"] / g["seconds"] for g in got)
         print(
             f"  {build or 'as is':9} {label(way, workers):32} {max(rates):8.2f} best {median:8.2f} median"
-            f"  ({acts:9,.0f} actions/s median)"
+            f"  ({acts:9,.0f} actions/s median) [{len(rates)}]"
         )
     print("Ratios of medians, server / in-process:")
     for build, way, workers in medians:
         if way != "server":
+            continue
+        if (build, "in-process", workers) not in medians:
             continue
         ratio = medians[build, way, workers] / medians[build, "in-process", workers]
         target = 0.9 if workers > 1 and thinking else 0.6 if workers == 1 and not thinking else None
@@ -115,7 +123,7 @@ def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
     if "pure" in args.builds and "compiled" in args.builds:
         print("Compiled / pure, medians:")
         for build, way, workers in medians:
-            if build == "compiled":
+            if build == "compiled" and ("pure", way, workers) in medians:
                 print(f"  {label(way, workers):32} {medians[build, way, workers] / medians['pure', way, workers]:.2f}x")
     actions = {(way, w): {g["actions"] for g in got} for (_, way, w), got in runs.items()}
     if not thinking and len({a for s in actions.values() for a in s}) > 1:
@@ -135,9 +143,16 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         help="the 1-process rows too (default: with fast bots only)",
     )
+    ap.add_argument(
+        "--one-server",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the 1-worker server row (with --single)",
+    )
     ap.add_argument("--rounds", type=int, default=1, help="every run this many times, alternating")
     ap.add_argument("--build", choices=["pure", "compiled"], help="SHITHEAD_BUILD of every run")
     ap.add_argument("--builds", action="store_true", help="alternate pure and compiled")
+    ap.add_argument("--no-uvloop", action="store_true", help="SHITHEAD_NO_UVLOOP=1 in every run (servers too)")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # one run, in a fresh process
     args = ap.parse_args()
     args.bots = args.bots.split(",")
@@ -157,28 +172,34 @@ def main() -> None:
         return measure(args)
     args.builds = ["pure", "compiled"] if args.builds else [args.build]
     single = not thinking if args.single is None else args.single
-    rows = [(way, 1) for way in ROWS if single] + [(way, args.workers) for way in ROWS if args.workers > 1]
+    rows = [(way, 1) for way in ROWS if single and (way == "in-process" or args.one_server)]
+    rows += [(way, args.workers) for way in ROWS if args.workers > 1]
     print(
         f"Tournament benchmark: {args.games} classic 4-player games of {', '.join(args.bots)}"
         f"{f' (budget {budgets.pop()} s a decision)' if thinking else ''}, duplicate deals, master seed {args.seed}, "
         f"concurrency {args.concurrency} per server; {args.rounds} round(s) of "
-        f"{' / '.join(b or 'this environment' for b in args.builds)}"
+        f"{' / '.join(b or 'this environment' for b in args.builds)}{', without uvloop' * args.no_uvloop}"
     )
     runs: dict[tuple, list[dict]] = {}
-    for r in range(args.rounds):
-        for build in args.builds:
-            for way, workers in rows:
-                got = run_fresh(args, way, workers, build)
-                runs.setdefault((build, way, workers), []).append(got)
-                rate = got["games"] / got["seconds"]
-                print(
-                    f"round {r + 1} {build or '':8} {label(way, workers):32} {rate:8.2f} games/s"
-                    f"  {got['actions'] / got['seconds']:9,.0f} actions/s ({got['games']} games, {got['actions']:,} "
-                    f"actions in {got['seconds']:.1f} s; CPU {got['cpu_self']:.1f} s here, "
-                    f"{got['cpu_children']:.1f} s children; {got['build']})",
-                    flush=True,
-                )
+    try:
+        for r in range(args.rounds):
+            for build in args.builds:
+                for way, workers in rows:
+                    got = run_fresh(args, way, workers, build)
+                    runs.setdefault((build, way, workers), []).append(got)
+                    print(f"round {r + 1} {build or '':8} {label(way, workers):32} {described(got)}", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted: the summary of the runs finished")
     summary(args, runs, thinking)
+
+
+def described(got: dict) -> str:
+    """One run's figures on one line."""
+    return (
+        f"{got['games'] / got['seconds']:8.2f} games/s  {got['actions'] / got['seconds']:9,.0f} actions/s "
+        f"({got['games']} games, {got['actions']:,} actions in {got['seconds']:.1f} s; "
+        f"CPU {got['cpu_self']:.1f} s here, {got['cpu_children']:.1f} s children; {got['build']})"
+    )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import csv
 import inspect
 import random
 import resource
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -164,9 +165,16 @@ def over_server(plan: Plan, workers: int) -> Measured:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bench"
         clock = _Clock()
-        results = asyncio.run(
-            run(plan, out, server=None, progress=Progress(lambda n, t: None, lambda t: None), workers=workers)
-        )
+        try:
+            results = asyncio.run(
+                run(plan, out, server=None, progress=Progress(lambda n, t: None, lambda t: None), workers=workers)
+            )
+        except Exception:  # the logs go with the temporary directory: their ends, before they do
+            for log in ("workers.log", "server.log"):
+                if (out / log).exists():
+                    tail = (out / log).read_text(errors="replace").splitlines()[-30:]
+                    print(f"--- the end of {log}:", *tail, sep="\n", file=sys.stderr)
+            raise
         measured = clock.stop(results.games, 0)
         with (out / "results.csv").open() as fh:
             measured.actions = sum(int(r["actions"]) for r in csv.DictReader(fh) if r["seat"] == "0")
