@@ -36,9 +36,11 @@ compiled server did not start under uvloop when this was written (``App.port``: 
 ``Server.sockets`` is a list where the compiled code wants the annotated tuple). Nothing is
 asserted: the machine is shared and noisy.
 
-    .venv/bin/python benchmarks/tournament.py --games 200 --rounds 3 --builds
+    # the fast bots, pure and compiled alternating (about 20 minutes on a busy 2-core machine)
+    .venv/bin/python benchmarks/tournament.py --games 200 --rounds 3 --builds --no-uvloop --no-one-server
+    # the thinking bots: 16 games are 4 deal sets, 2 for each of 2 workers (about 11 minutes)
     .venv/bin/python benchmarks/tournament.py --bots ismcts,ismcts,ismcts,ismcts --budget 0.1 \\
-        --games 16 --rounds 3 --builds
+        --games 16 --rounds 3 --build pure
     options: [--games 2000] [--concurrency C] [--workers N] [--seed S] [--no-uvloop]
              [--single/--no-single] [--no-one-server]  (the 1-process rows / the 1-server row)
 """
