@@ -31,10 +31,9 @@ tools/mypyc_build.py), which its servers, worker processes and process pool inhe
 run's bots, engine and servers are all of one build. ``--builds`` alternates pure and compiled;
 ``--rounds R`` repeats every run R times, alternating, and the summary gives the best and the
 median games/s of each and the ratios of medians. (The in-process runs are this benchmark's
-floor: no server at all.) ``--no-uvloop`` sets ``SHITHEAD_NO_UVLOOP=1`` in every run: the
-compiled server did not start under uvloop when this was written (``App.port``: uvloop's
-``Server.sockets`` is a list where the compiled code wants the annotated tuple). Nothing is
-asserted: the machine is shared and noisy.
+floor: no server at all.) ``--no-uvloop`` sets ``SHITHEAD_NO_UVLOOP=1`` in every run (the
+fast bots' figures of docs/PERFORMANCE.md were taken so, when the compiled server did not yet
+start under uvloop). Nothing is asserted: the machine is shared and noisy.
 
     # the fast bots, pure and compiled alternating (about 20 minutes on a busy 2-core machine)
     .venv/bin/python benchmarks/tournament.py --games 200 --rounds 3 --builds --no-uvloop --no-one-server
