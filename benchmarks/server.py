@@ -84,6 +84,7 @@ rate_burst = 1000000
 handshake_timeout = 300.0
 idle_timeout = 3600.0
 max_tables = 10000
+tables_per_address = 10000
 """
 
 _HDR = struct.Struct(">I")
