@@ -1272,7 +1272,7 @@ def builds_at(kids: Children, tmp: Path, args: argparse.Namespace, tables: int, 
                 )  # fmt: skip
             else:
                 r = game_scenario(
-                    kids, tmp, f"{which}{k}", tables, 0, args.client_procs, args.warmup, args.seconds,
+                    kids, tmp, f"{which}{tables}-{k}", tables, 0, args.client_procs, args.warmup, args.seconds,
                     build=which, think=think,
                 )  # fmt: skip
                 payload = dict(r.get("sample") or {})

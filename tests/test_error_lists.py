@@ -174,8 +174,9 @@ async def test_each_request_section_lists_exactly_its_refusals(make_app: Any) ->
     # resume: a token that is not the seat's.
     await b.refuse(bob, {"type": "resume", "table": t2, "token": "x" * 32}, "BAD_TOKEN")
 
-    # get_record: no such game.
+    # get_record and get_replay: no such game.
     await b.refuse(bob, {"type": "get_record", "game": 999}, "UNKNOWN_GAME")
+    await b.refuse(bob, {"type": "get_replay", "game": 999}, "UNKNOWN_GAME")
 
     # Tournaments.
     tour = {"type": "create_tournament", "name": "cup", "preset": "classic", "seats": 2, "games": 2}
