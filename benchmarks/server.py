@@ -1179,7 +1179,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=float,
         default=0.0,
         metavar="MS",
-        help="with --builds: paced, each act after a think of 0..MS ms, at 25 tables and at 1,000 connections",
+        help="with --builds: paced, each act after a think of 0..MS ms, at 25 tables and at 1,000 connections; "
+        "with --profile: the profiled scenario paced so",
     )
     p.add_argument(
         "--transport",
@@ -1382,9 +1383,11 @@ def run(args: argparse.Namespace) -> None:
         if args.profile:
             prof = str(tmp / "server.prof")
             r = game_scenario(
-                kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds, profile=prof
-            )
-            print_game(f"MAIN (server under cProfile: slower than normal): {args.tables} tables", r, False)
+                kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds,
+                profile=prof, think=args.think / 1000,
+            )  # fmt: skip
+            pace = f", paced (think 0-{args.think:g} ms)" if args.think else ""
+            print_game(f"MAIN (server under cProfile: slower than normal): {args.tables} tables{pace}", r, False)
             print_profile(prof, args.top)
             return
 
