@@ -1,6 +1,6 @@
 """The server's per-action work without sockets: frame in, coordinator, frames out.
 
-Drives :class:`server.app.App` through :class:`server.app.ClientSession` objects whose
+Drives :class:`server.shell.app.App` through :class:`server.shell.app.ClientSession` objects whose
 transport only counts bytes, with 4-seat classic tables whose clients always send the first
 legal action. It measures what ``benchmarks/server.py`` cannot separate from the event loop
 and the kernel: the Python cost of one action (decode the act, apply it, build and encode five
@@ -28,9 +28,9 @@ import msgpack
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.framing import FRAME_HEADER as _HDR  # noqa: E402
-from server.app import App, ClientSession  # noqa: E402
 from server.config import Limits, ServerConfig  # noqa: E402
 from server.engine import format_action  # noqa: E402
+from server.shell.app import App, ClientSession  # noqa: E402
 
 
 class FakeTransport:

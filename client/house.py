@@ -2,7 +2,7 @@
 tournaments' ``bots``, through exactly the protocol a remote bot speaks.
 
 :class:`HouseBots` is the bot host that ``server.__main__`` gives the server (the server
-package does not import the client; it only knows the host's interface, ``server.app.BotHost``).
+package does not import the client; it only knows the host's interface, ``server.shell.app.BotHost``).
 It hosts bots the way ``shithead-bot`` does, with :mod:`client.hosting`: each bot opens a TCP
 connection to the server it belongs to, logs in with the one-time login the server made for
 it, and plays with :func:`client.hosting.play` (a table) or

@@ -55,7 +55,7 @@ STOP_SECONDS = 10.0
 
 class HouseProcess:
     """Runs the bundled bots in a child process (see the module docstring). Implements the
-    server's ``BotHost`` interface (:class:`server.hosted.BotHost`).
+    server's ``BotHost`` interface (:class:`server.tables.hosted.BotHost`).
 
     ``argv``: the child's command line (default ``python -m client.house_process`` with the
     log level of this process's root logger, and ``--nice NICE`` when ``nice`` is not 0)."""

@@ -95,8 +95,8 @@ from protocol.messages import (
     Start,
     State,
     StateMode,
-    Tables,
     TableCreated,
+    Tables,
     TableUpdate,
     Watch,
     Welcome,
@@ -104,7 +104,6 @@ from protocol.messages import (
 from protocol.payloads import RuleOptions, StoredGame, TableSummary, WelcomeLimits
 
 from .reconnect import NO_RECONNECT, TRANSIENT, default_window, retry_until_back, seconds
-from .sdk_wire import Pending, Wire
 from .sdk_events import (
     PSEUDO_EVENTS,
     ClientClosed,
@@ -118,6 +117,7 @@ from .sdk_events import (
     ResumedSeat,
     ServerError,
 )
+from .sdk_wire import Pending, Wire
 
 __all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "HeldSeat", "Item", "ServerError"]
 

@@ -5,7 +5,7 @@
     .venv/bin/python docs/make_transcript.py --doc     # as docs/PROTOCOL.md shows it
     .venv/bin/python docs/make_transcript.py --write   # put the --doc form into PROTOCOL.md
 
-The server (``server.app.App``) listens on 127.0.0.1 on a free port with a temporary
+The server (``server.shell.app.App``) listens on 127.0.0.1 on a free port with a temporary
 database. Two raw JSON-lines clients, alice (A, seat 0) and bob (B, seat 1, a bot), log in,
 play one classic game with a fixed deck order and get its record. Every line is printed as it
 was sent or received: ``A>`` is alice to the server, ``A<`` the server to alice, and likewise
@@ -35,9 +35,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from protocol.messages import decode_message  # noqa: E402
-from server.app import App  # noqa: E402
 from server.config import ServerConfig  # noqa: E402
 from server.engine import format_card, make_rules, stack_deck  # noqa: E402
+from server.shell.app import App  # noqa: E402
 
 DOC = ROOT / "docs" / "PROTOCOL.md"
 BEGIN = "<!-- BEGIN make_transcript.py -->"

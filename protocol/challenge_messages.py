@@ -7,6 +7,7 @@ registered like every message by :func:`~protocol.message_base.wire_message`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from .challenge_payloads import ChallengeInfo, ChallengeScore
 from .fields import Kind, fld, item
 from .message_base import MAX_ID, Direction, Message, reply_id, request_id, wire_message

@@ -52,7 +52,6 @@ import msgpack
 
 from .errors import FATAL, ErrorCode, LocalProtocolError, RemoteProtocolError
 from .framing import FrameDecoder, LineDecoder, encode_frame, encode_line
-from .splice import PackedEntries, SharedEncoding
 from .messages import (
     S2C,
     SUPPORTED_VERSIONS,
@@ -65,6 +64,7 @@ from .messages import (
     encode_message,
     error_from,
 )
+from .splice import PackedEntries, SharedEncoding
 
 __all__ = [
     "DEFAULT_MAX_IN",

@@ -4,7 +4,7 @@ A server advertises one service of type :data:`SERVICE_TYPE` whose instance name
 name (a person's label such as "Kitchen table", made unique on the network: a second "Kitchen
 table" becomes "Kitchen table-2"), whose SRV record gives its port and whose TXT record holds
 :data:`TXT_VERSION`, the protocol version it speaks. Pure data: the server advertises it
-(:mod:`server.advertise`), clients browse for it (:mod:`client.discovery`), a bot in another
+(:mod:`server.shell.advertise`), clients browse for it (:mod:`client.discovery`), a bot in another
 language can do the same with any DNS-SD library (``avahi-browse -r _shithead._tcp``).
 """
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .client_messages import (
     Act,
     AddBot,
@@ -40,7 +41,6 @@ from .errors import ErrorCode
 from .message_base import C2S, S2C, Message
 from .payloads import TableSummary, TournamentDetails, TournamentGameResult, View
 from .replay_messages import GetReplay, Replay
-from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .server_messages import (
     ChatMessage,
     Error,
@@ -59,8 +59,8 @@ from .server_messages import (
     Seated,
     State,
     TableCreated,
-    TableUpdate,
     Tables,
+    TableUpdate,
     TournamentCreated,
     TournamentGame,
     TournamentInfo,

@@ -30,15 +30,17 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .client_messages import (
+    TURN_STATES_MAX_EVENTS,
     Act,
     AddBot,
     CancelTournament,
     Chat,
     CreateTable,
     CreateTournament,
-    GetRecord,
     GetLadder,
+    GetRecord,
     GetTournament,
     Hello,
     Join,
@@ -57,7 +59,6 @@ from .client_messages import (
     SetSeats,
     Start,
     StartTournament,
-    TURN_STATES_MAX_EVENTS,
     StateMode,
     UnwatchLobby,
     Watch,
@@ -66,14 +67,12 @@ from .client_messages import (
 from .errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from .examples import EXAMPLES
 from .fields import Invalid, check
-from .replay_messages import GetReplay, Replay
-from .challenge_messages import Challenge, ChallengeOver, ChallengeStatus, GetChallenge
 from .message_base import (
     C2S,
     MAX_ID,
     MAX_SEATS,
-    MESSAGE_CLASSES,
     MAX_WIRE_NAME,
+    MESSAGE_CLASSES,
     PROTOCOL_VERSION,
     REGISTRY,
     S2C,
@@ -82,6 +81,7 @@ from .message_base import (
     Message,
     wire_message,
 )
+from .replay_messages import GetReplay, Replay
 from .server_messages import (
     ChatMessage,
     Error,
@@ -100,8 +100,8 @@ from .server_messages import (
     Seated,
     State,
     TableCreated,
-    TableUpdate,
     Tables,
+    TableUpdate,
     TournamentCreated,
     TournamentGame,
     TournamentInfo,

@@ -433,7 +433,7 @@ Event: TypeAlias = (
 
 #: The event shapes in document order: the rules engine's, then the table's own.
 EVENT_TYPES: tuple[type, ...] = get_args(Event)
-#: The kinds of events the table adds to the engine's (``server/table.py``).
+#: The kinds of events the table adds to the engine's (``server/tables/table.py``).
 TABLE_EVENT_KINDS = ("game_start", "timeout", "back")
 
 

@@ -25,13 +25,13 @@ from typing import IO
 
 from client.eventloop import use_uvloop_if_installed
 from protocol.messages import PROTOCOL_VERSION
-from server.advertise import Advertiser
-from server.app import App
 from server.config import DEFAULT_PORT, ServerConfig
 from server.engine.buildinfo import describe_build
-from server.net import lan_addresses
-from server.store import StoreError
-from server.web import WebFiles
+from server.shell.advertise import Advertiser
+from server.shell.app import App
+from server.shell.net import lan_addresses
+from server.shell.web import WebFiles
+from server.storage.store import StoreError
 
 
 class CannotListen(Exception):

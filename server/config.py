@@ -51,7 +51,7 @@ class Limits:
     """Per table."""
     scrypt_concurrency: int = 2
     """Password hashes computed at once."""
-    # Quotas (:mod:`server.quotas`), sized for a home server; 0: no limit.
+    # Quotas (:mod:`server.tables.quotas`), sized for a home server; 0: no limit.
     tables_per_player: int = 4
     """Tables one identity (an account, or one guest) owns at once (tournaments' not counted)."""
     tables_per_address: int = 16
@@ -89,7 +89,7 @@ QUOTAS = (
     "tournament_bots",
     "bot_tables",
 )
-"""The limits of :mod:`server.quotas` (0: none)."""
+"""The limits of :mod:`server.tables.quotas` (0: none)."""
 
 
 @dataclass
@@ -118,9 +118,9 @@ class ServerConfig:
     where a person holds a seat, so that people can follow the play (0: no wait). Bot-only
     tables and tournaments play at full speed."""
     advertise: bool = True
-    """Advertise the server on the LAN (DNS-SD/mDNS, :mod:`server.advertise`)."""
+    """Advertise the server on the LAN (DNS-SD/mDNS, :mod:`server.shell.advertise`)."""
     web: bool = True
-    """Serve the web client and its WebSocket on the same port (:mod:`server.web`)."""
+    """Serve the web client and its WebSocket on the same port (:mod:`server.shell.web`)."""
     name: str = ""
     """The server's name as players see it when they look for servers ("" : the host name)."""
     web_hosts: list[str] = field(default_factory=list)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from server.app import App
 from server.config import Limits, ServerConfig
+from server.shell.app import App
 
 
 @pytest.fixture

@@ -35,7 +35,12 @@ def test_the_compiled_pass_imports_the_compiled_modules() -> None:
 def test_hot_modules_are_in_the_compiled_build() -> None:
     for rel in ("server/engine/game.py", "server/engine/state.py", "protocol/framing.py", "protocol/connection.py"):
         assert rel in mypyc_build.COMPILED
-    for rel in ("server/session.py", "server/table.py", "server/wire.py", "server/dispatch.py"):
+    for rel in (
+        "server/shell/session.py",
+        "server/tables/table.py",
+        "server/shell/broadcast.py",
+        "server/shell/dispatch.py",
+    ):
         assert rel in mypyc_build.COMPILED
 
 

@@ -4,10 +4,15 @@ of ``protocol/``, ``server/`` and ``client/`` with ``ast``.
 * **Layers** (:data:`LAYERS`): imports point one way. ``protocol`` imports only itself (and the
   standard library without asyncio, and msgpack); ``server.engine`` only itself and the standard
   library; the pure tournament modules (:data:`PURE_TOURNAMENT`) only each other, the standard
-  library and openskill; ``server`` the protocol and itself; ``client`` the protocol, itself,
-  the engine and the pure tournament modules. Only entry points (``__main__`` modules) may wire
-  server and client together. Importing a module also runs its packages' ``__init__``: those
-  count too, unless they import nothing of ours (a package that is only a namespace).
+  library and openskill, and the ladder's pure modules (:data:`PURE_LADDER`) those and the
+  protocol. Inside ``server``, bottom up: the coordinators (:data:`COORDINATORS`: a table and its
+  parts, identities, the settings) import the protocol, the engine and each other;
+  ``server.storage`` those and the pure computations; the request modules (:data:`REQUESTS`)
+  those, storage, each other and, of the shell, only :data:`HANDLER_CONTRACT`; ``server.shell``
+  anything of the server. ``client`` imports the protocol, itself, the engine and the pure
+  tournament modules. Only entry points (``__main__`` modules) may wire server and client
+  together. Importing a module also runs its packages' ``__init__``: those count too, unless
+  they import nothing of ours (a package that is only a namespace).
 * **No circles**: no module imports another that imports it back, directly or through others.
   Every import counts: at module level, inside functions, and under ``TYPE_CHECKING`` (a
   dependency for the type checker is still a dependency).
@@ -37,6 +42,28 @@ PURE_TOURNAMENT = (
     "server.tournament.director",
     "server.tournament.ranges",
 )
+#: The ladder's pure parts: its ratings, matchmaking, history and challenges' figures.
+PURE_LADDER = ("server.ladder.ratings", "server.ladder.history", "server.ladder.challenges")
+#: The pure coordinators and what they are made of: a table and its parts, who a session is, the
+#: settings. No await, no socket, no clock of their own, no storage.
+COORDINATORS = (
+    "server.config",
+    "server.tables.coordination",
+    "server.tables.table",
+    "server.tables.seat",
+    "server.tables.seating",
+    "server.tables.states",
+    "server.tables.quotas",
+    "server.login.auth",
+    "server.login.identity",
+    "server.login.throttle",
+)
+#: The contract between the shell and a request's handler: the session it is given and the
+#: ``Reply`` it returns. The only modules of ``server.shell`` that a request module imports.
+HANDLER_CONTRACT = ("server.shell.session", "server.shell.reply")
+#: The modules that answer requests (a responsibility each: the lobby and its tables, login,
+#: records, tournaments, the ladder), over the coordinators and the storage.
+REQUESTS = ("server.tables", "server.login", "server.records", "server.tournament", "server.ladder")
 
 
 @dataclass(frozen=True)
@@ -52,10 +79,20 @@ class Layer:
     banned_stdlib: frozenset[str] = frozenset()
 
 
-#: First match wins, so the narrower layers come first.
+_BELOW_STORAGE = ("protocol", "server.engine", *PURE_TOURNAMENT, *PURE_LADDER, *COORDINATORS)
+
+#: First match wins, so the narrower layers come first. Bottom up: the protocol; the engine;
+#: the pure tournament and ladder computations; the coordinators; storage; the requests; the
+#: shell, which composes everything (docs/ARCHITECTURE.md, "Layers").
 LAYERS = (
     Layer("server.engine", ("server.engine",), ("server.engine",), third_party=frozenset()),
     Layer("pure tournament", PURE_TOURNAMENT, PURE_TOURNAMENT, third_party=frozenset({"openskill"})),
+    Layer(
+        "pure ladder",
+        PURE_LADDER,
+        ("protocol", *PURE_TOURNAMENT, *PURE_LADDER),
+        third_party=frozenset({"openskill"}),
+    ),
     Layer(
         "protocol",
         ("protocol",),
@@ -63,6 +100,10 @@ LAYERS = (
         third_party=frozenset({"msgpack"}),
         banned_stdlib=frozenset({"asyncio"}),
     ),
+    Layer("coordinator", COORDINATORS, ("protocol", "server.engine", *COORDINATORS)),
+    Layer("server.storage", ("server.storage",), (*_BELOW_STORAGE, "server.storage")),
+    Layer("request", REQUESTS, (*_BELOW_STORAGE, "server.storage", *REQUESTS, *HANDLER_CONTRACT)),
+    Layer("server.shell", ("server.shell",), ("protocol", "server")),
     Layer("server", ("server",), ("protocol", "server")),
     Layer("client", ("client",), ("protocol", "client", "server.engine", *PURE_TOURNAMENT)),
 )
@@ -257,7 +298,7 @@ def oversized(root: Path, packages: Iterable[str] = PACKAGES, limit: int = MAX_L
 def test_the_project_is_found() -> None:
     """The checks below look at real files (a wrong ROOT would pass them vacuously)."""
     modules = find_modules(ROOT)
-    for name in ("protocol.messages", "server.engine.game", "server.app", "client.sdk", *PURE_TOURNAMENT):
+    for name in ("protocol.messages", "server.engine.game", "server.shell.app", "client.sdk", *PURE_TOURNAMENT):
         assert name in modules, name
     assert len(modules) > 50
 
@@ -359,33 +400,38 @@ def test_the_checker_finds_upward_imports(tmp_path: Path) -> None:
         tmp_path,
         {
             "protocol/__init__.py": "",
-            "protocol/wire.py": "import msgpack\nimport asyncio\nfrom server import app\n",
+            "protocol/wire.py": "import msgpack\nimport asyncio\nfrom server.shell import app\n",
             "server/__init__.py": "",
-            "server/app.py": "from protocol import wire\n\ndef bots():\n    from client.house import H\n",
-            "server/__main__.py": "from client.house import H\nfrom server.app import App\n",
+            "server/shell/app.py": "from protocol import wire\n\ndef bots():\n    from client.house import H\n",
+            "server/__main__.py": "from client.house import H\nfrom server.shell.app import App\n",
             "server/engine/__init__.py": "from .game import Game\n",
             "server/engine/game.py": "import random\nimport numpy\nfrom protocol import wire\n",
             "server/tournament/__init__.py": "",
             "server/tournament/standings.py": "import openskill\nfrom .schedule import s\n",
             "server/tournament/schedule.py": "import msgpack\n",
-            "server/tournament/service.py": "from server.app import App\n",
+            "server/tournament/service.py": "from server.shell.app import App\nfrom server.shell.reply import R\n",
+            "server/tables/table.py": "from server.engine import Game\nfrom server.storage.store import S\n",
+            "server/storage/store.py": "from server.tables.table import T\nfrom server.tables.lobby import L\n",
             "client/__init__.py": "",
             "client/house.py": (
                 "from server.engine import Game\nfrom server.tournament.standings import x\n"
-                "from server.tournament import service\nimport server.app\n"
+                "from server.tournament import service\nimport server.shell.app\n"
             ),
-            "client/tournament/__main__.py": "from server.app import App\n",
+            "client/tournament/__main__.py": "from server.shell.app import App\n",
         },
     )
     assert sorted(layer_violations(root)) == [
         "client/house.py:3: client module client.house imports server.tournament.service",
-        "client/house.py:4: client module client.house imports server.app",
+        "client/house.py:4: client module client.house imports server.shell.app",
         "protocol/wire.py:2: protocol must not import asyncio",
-        "protocol/wire.py:3: protocol module protocol.wire imports server.app",
-        "server/app.py:4: server module server.app imports client.house",
+        "protocol/wire.py:3: protocol module protocol.wire imports server.shell.app",
         "server/engine/game.py:2: server.engine must not import numpy (not ours, not stdlib)",
         "server/engine/game.py:3: server.engine module server.engine.game imports protocol.wire",
+        "server/shell/app.py:4: server.shell module server.shell.app imports client.house",
+        "server/storage/store.py:2: server.storage module server.storage.store imports server.tables.lobby",
+        "server/tables/table.py:2: coordinator module server.tables.table imports server.storage.store",
         "server/tournament/schedule.py:1: pure tournament must not import msgpack (not ours, not stdlib)",
+        "server/tournament/service.py:1: request module server.tournament.service imports server.shell.app",
     ]
     # A package __init__ that imports something is no longer a mere namespace: reaching a pure
     # module through it reaches what it imports.

@@ -44,13 +44,13 @@ import pytest
 from protocol.errors import ErrorCode
 from protocol.framing import encode_frame, encode_line
 from protocol.messages import C2S, MESSAGE_CLASSES, S2C, decode_message
-from server import table as table_module
-from tests.protocol.shapes import message_problems
 from server.config import Limits
 from server.engine import OPTION_NAMES, PRESETS, Game, make_rules, parse_action, view_for
 from server.engine.actions import KINDS as ACTION_KINDS
 from server.engine.errors import IllegalReason
 from server.engine.events import EVENT_KINDS
+from server.tables import table as table_module
+from tests.protocol.shapes import message_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC_PATH = ROOT / "docs" / "PROTOCOL.md"
@@ -343,7 +343,7 @@ def name_problems(doc: str) -> list[str]:
 
 
 def quote_problems(doc: str) -> list[str]:
-    """The clock's default action and the seq rule are copied from server/table.py."""
+    """The clock's default action and the seq rule are copied from server/tables/table.py."""
     problems = []
     text = _squash(doc)
     # (From the source: a compiled module keeps no docstrings.)
@@ -352,11 +352,11 @@ def quote_problems(doc: str) -> list[str]:
     rule = ast.get_docstring(functions["default_action"]) or ""
     rule = rule.split("documented in PROTOCOL.md):", 1)[1]
     if _squash(rule) not in text:
-        problems.append(f"the default action rule of server/table.py is not quoted: {_squash(rule)!r}")
+        problems.append(f"the default action rule of server/tables/table.py is not quoted: {_squash(rule)!r}")
     m = re.search(r"An act names the seq .*?STALE_SEQ\.", _squash(ast.get_docstring(source) or ""))
-    assert m, "server/table.py no longer states the seq rule in its docstring"
+    assert m, "server/tables/table.py no longer states the seq rule in its docstring"
     if m.group(0) not in text:
-        problems.append(f"the seq rule of server/table.py is not quoted: {m.group(0)!r}")
+        problems.append(f"the seq rule of server/tables/table.py is not quoted: {m.group(0)!r}")
     return problems
 
 
@@ -513,8 +513,8 @@ async def _read(reader: asyncio.StreamReader) -> dict[str, Any]:
 
 async def test_minimal_client_plays_a_game(doc: str) -> None:
     """The 30-line client of section 16, run as two bots, plays a whole game."""
-    from server.app import App
     from server.config import ServerConfig
+    from server.shell.app import App
 
     block = _block_after(doc, "<!-- minimal-client -->")
     assert block is not None and block.lang == "python"

@@ -35,32 +35,37 @@ PTH_NAME = "shithead_compiled.pth"
 
 #: Left pure: package ``__init__`` modules (they are imported before any finder could act) and
 #: ``__main__`` modules, :mod:`server.engine.buildinfo` (it reports the build), and modules mypyc
-#: cannot compile or that are not on the hot path: ``server.accounts`` (async generators), the
+#: cannot compile or that are not on the hot path: ``server.login.accounts`` (async generators), the
 #: message classes of ``protocol`` (every ``*messages.py``: made by a class decorator, so not
 #: native classes; see docs/PERFORMANCE.md), their TypedDicts (every ``*payloads.py``; the
 #: run-time ``JsonValue`` is defined under ``if not TYPE_CHECKING``, which compiled code never
-#: runs) and ``examples.py``, and ``server.reply`` (its generic frozen dataclass ``Handler`` fails
+#: runs) and ``examples.py``, and ``server.shell.reply`` (its generic frozen dataclass ``Handler`` fails
 #: at import when compiled: "attribute '__dict__' of 'type' objects is not writable"), and
-#: ``server.store`` and ``server.auth``: SQLite and scrypt do their work, and the tests that
+#: ``server.storage.store`` and ``server.login.auth``: SQLite and scrypt do their work, and the tests that
 #: make the disk fill up or a hash wait replace their methods, which a native class forbids.
 #: Patterns, so that a new message module is left pure without being listed here.
 PURE = (
     "server/engine/buildinfo.py",
-    "server/accounts.py",
+    "server/login/accounts.py",
     "protocol/message_base.py",
     "protocol/*messages.py",
     "protocol/*payloads.py",
     "protocol/examples.py",
-    "server/reply.py",
-    "server/store.py",
-    "server/auth.py",
+    "server/shell/reply.py",
+    "server/storage/store.py",
+    "server/login/auth.py",
+    "server/storage/*_rows.py",
 )
+
+
+#: The server's subpackages compiled besides the engine (``tournament/`` and ``ladder/`` are not).
+SHELL_PACKAGES = tuple(f"server/{p}/*.py" for p in ("shell", "login", "tables", "records", "storage"))
 
 
 def compiled_sources() -> list[str]:
     """The compiled modules, as paths relative to the root."""
     out = []
-    for pattern in ("server/engine/*.py", "protocol/*.py", "server/*.py"):
+    for pattern in ("server/engine/*.py", "protocol/*.py", "server/*.py", *SHELL_PACKAGES):
         for path in sorted(glob.glob(pattern, root_dir=ROOT)):
             name = os.path.basename(path)
             if name in ("__init__.py", "__main__.py") or any(fnmatch.fnmatch(path, p) for p in PURE):
@@ -145,7 +150,7 @@ def status() -> int:
 
 #: The compiled pass of the README's test command: the whole suite (it ran just before on the
 #: pure build) but the browser tests, and the tests marked ``pure_only``. The browser tests
-#: drive the page's JavaScript against a server whose WebSocket door (server/web.py) tests/server
+#: drive the page's JavaScript against a server whose WebSocket door (server/shell/web.py) tests/server
 #: covers compiled too; leaving them out keeps CI's time within bounds. ``pure_only`` tests
 #: replace a method of a class, or read its ``__dict__``, that is native when compiled (pyproject).
 COMPILED_TESTS = ("tests", "--ignore=tests/web", "-m", "not pure_only")

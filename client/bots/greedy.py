@@ -19,8 +19,8 @@ import random
 from typing import Any, ClassVar
 
 from client.bot import Bot
-from server.engine import Rules, RulesError, make_rules
 from protocol.payloads import View
+from server.engine import Rules, RulesError, make_rules
 from server.engine.policies import greedy_for_view
 
 __all__ = ["GreedyBot"]

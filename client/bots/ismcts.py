@@ -73,7 +73,7 @@ import random
 import time
 from typing import Any, ClassVar
 
-from client.bots.determinize import DeterminizingBot, Determinizer, candidate_key, compare_paired
+from client.bots.determinize import Determinizer, DeterminizingBot, candidate_key, compare_paired
 from client.bots.value import estimate_scores, place_scores
 from protocol.payloads import View
 from server.engine import Game

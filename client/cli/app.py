@@ -48,9 +48,9 @@ from prompt_toolkit.widgets import TextArea
 
 from client.cli import model as M
 from client.cli.commands import (
+    HELP,
     Command,
     CommandCompleter,
-    HELP,
     CommandError,
     action_from_selection,
     parse_command,

@@ -40,8 +40,8 @@ from protocol.messages import (
     PresenceEvent,
     State,
     TableCreated,
-    TableUpdate,
     Tables,
+    TableUpdate,
     Watching,
     Welcome,
 )

@@ -24,7 +24,6 @@ from typing import Any
 from prompt_toolkit.utils import get_cwidth
 
 from client.cli.commands import HELP
-from client.cli.history import feed_line, history_screen, log_window
 from client.cli.draw import (
     Line,
     Theme,
@@ -40,6 +39,7 @@ from client.cli.draw import (
     to_formatted,
     wrap,
 )
+from client.cli.history import feed_line, history_screen, log_window
 from client.cli.model import Model, is_me, selectables, waiting_seats
 from client.cli.words import ordinal, to_beat_words
 

@@ -1,5 +1,5 @@
 """The browser client: static files (HTML, CSS, JavaScript modules; no build step) that the
-server serves on its own port (``server.web``) and that speak the protocol over its WebSocket.
+server serves on its own port (``server.shell.web``) and that speak the protocol over its WebSocket.
 
 :data:`ROOT` is where they are and :data:`FILES` which they are; the composition root
 (``server.__main__``) gives them to the server together with :func:`generated_files`, the files

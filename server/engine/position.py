@@ -38,8 +38,8 @@ from functools import lru_cache
 
 from .cards import RANK, build_deck, format_card
 from .game import Game
-from .state import PLAYING, next_eff
 from .rules import Rules
+from .state import PLAYING, next_eff
 
 STATE_FIELDS = frozenset(
     {

@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import RulesError
 from .events import BURNED, TOOK
 from .game import Game
 from .policies import POLICIES, Policy
-from .errors import RulesError
 from .rules import make_rules, preset_names
 
 

@@ -17,7 +17,6 @@ from .cards import CARD_LIMIT, RANK, format_card, rank_char
 from .game import ANNOUNCING, OVER, Game
 from .powers import AT_MOST, BELOW
 
-
 # Card texts by card number, built once (views format thousands of cards a second).
 _CARD_TEXT = tuple(format_card(c) if RANK[c] >= 2 else "" for c in range(CARD_LIMIT))
 

@@ -8,7 +8,7 @@ Bounds: one unfinished challenge per identity (``QUOTA_EXCEEDED``), at most
 challenges share with the ladder's own matches. The last :data:`KEPT` ended challenges stay
 readable with ``get_challenge`` (the database keeps them all). Challenges survive a restart: a
 challenge is written before ``challenge`` is answered, each game with the game's end
-(:mod:`server.ladder.challenge_store`); at start the unfinished ones wait again and go on from
+(:mod:`server.storage.challenge_rows`); at start the unfinished ones wait again and go on from
 their next game (one running at the stop is played again from its deal, as the ladder closes
 its table).
 """
@@ -23,12 +23,12 @@ from protocol.challenge_messages import Challenge as ChallengeRequest
 from protocol.challenge_messages import ChallengeOver, ChallengeStatus, GetChallenge
 from protocol.errors import ErrorCode
 from protocol.names import name_key
-from server.coordination import Session, TableError
 from server.engine import preset_info, preset_names
-from server.reply import Handlers, Reply
-from server.table import Outbox
+from server.shell.reply import Handlers, Reply
+from server.storage import challenge_rows
+from server.tables.coordination import Session, TableError
+from server.tables.table import Outbox
 
-from . import challenge_store
 from .challenges import Challenge, layout_roles
 from .service import LadderService
 
@@ -93,7 +93,7 @@ class ChallengeDesk:
         self.challenges[c.id] = c
         self._forget_old()
         self.ladder.waiting.append(c)
-        self.ladder.parts.write(challenge_store.challenge_op(c))
+        self.ladder.parts.write(challenge_rows.challenge_op(c))
         log.info("challenge %d by %s: %s against %s, %s, %d deals", c.id, s.name, a, b, msg.layout, msg.deals)
         return Reply(ChallengeStatus(id=msg.id, info=c.info()), after=[self.ladder.fill])
 

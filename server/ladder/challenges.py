@@ -12,7 +12,7 @@ complete deal is one sample (the mean over the deal's games of its seats' places
 one of its seats was last; and A's mean place minus B's with its interval, from the same per-deal
 samples (``benchmarks/strength.py`` computes them so).
 
-Kept across a restart by :mod:`server.ladder.challenge_store`. This module is pure.
+Kept across a restart by :mod:`server.storage.challenge_rows`. This module is pure.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ not rated: its table is closed at start (:meth:`LadderService.restored_tables`).
 Challenges (:mod:`server.ladder.challenge_desk`) wait in :attr:`LadderService.waiting` and are
 started by :meth:`LadderService.fill` before the ladder's own matches, within the same
 ``ladder_tables``; their games are counted by the challenge, not rated, and written with
-:mod:`server.ladder.challenge_store` in the batch of each game's end.
+:mod:`server.storage.challenge_rows` in the batch of each game's end.
 """
 
 from __future__ import annotations
@@ -42,19 +42,18 @@ from protocol.messages import (
     Seated,
 )
 from protocol.names import name_key
-from server.coordination import FinishedGame, Session, TableError
 from server.engine import make_rules, preset_info, preset_names
-from server.identity import house_identity
-from server.reply import Handlers, Reply
-from server.table import Outbox, Table
+from server.login.identity import house_identity
+from server.shell.reply import Handlers, Reply
+from server.storage import challenge_rows, ladder_rows
+from server.storage.ladder_rows import LadderState, MemberRow, Op
+from server.tables.coordination import FinishedGame, Session, TableError
+from server.tables.table import Outbox, Table
 from server.tournament.schedule import GameSpec
 
-from . import challenge_store
-from . import store as ladder_store
 from .challenges import Challenge
 from .history import rating_points
 from .ratings import OVERALL, Candidate, LadderGame, Match, Ratings, fold_all, pick_match
-from .store import LadderState, MemberRow, Op
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +149,7 @@ class LadderService:
                 raise TableError(ErrorCode.BAD_RULES, f"no preset {p!r}; presets: {', '.join(preset_names())}")
         key = name_key(s.name)
         row = self.members[key] = MemberRow(s.name, s.identity, presets)
-        self.parts.write(ladder_store.member_op(key, row))
+        self.parts.write(ladder_rows.member_op(key, row))
         log.info("%s joined the ladder on %s", s.name, ", ".join(presets))
         return Reply(Ok(id=msg.id), self._seat_again(s), after=[self.fill])
 
@@ -180,7 +179,7 @@ class LadderService:
     def leave(self, s: Session, msg: LadderLeave) -> Reply:
         key = name_key(s.name)
         if self.members.pop(key, None) is not None:
-            self.parts.write(ladder_store.member_gone_op(key))
+            self.parts.write(ladder_rows.member_gone_op(key))
             log.info("%s left the ladder", s.name)
         return Reply(Ok(id=msg.id))
 
@@ -253,7 +252,7 @@ class LadderService:
             if any(self.members.get(name_key(n)) is None for n in c.bots if not n.startswith("[")):
                 self.waiting.remove(c)
                 c.status = "cancelled"
-                self.parts.write(challenge_store.challenge_op(c))
+                self.parts.write(challenge_rows.challenge_op(c))
                 self.on_challenge_over(c)
                 continue
             members = [m for n in c.bots if (m := self.members.get(name_key(n))) is not None]
@@ -261,7 +260,7 @@ class LadderService:
                 continue
             self.waiting.remove(c)
             c.status = "running"
-            self.parts.write(challenge_store.challenge_op(c))
+            self.parts.write(challenge_rows.challenge_op(c))
             running = _Running(c.match(), next=len(c.games), challenge=c)
             self.matches.append(running)
             busy |= set(c.bots)
@@ -281,7 +280,7 @@ class LadderService:
         c = r.challenge
         assert c is not None
         c.add(g.game_id, tuple(g.result["places"]))
-        self.parts.write(challenge_store.game_op(c))
+        self.parts.write(challenge_rows.game_op(c))
         self.parts.drop_table(table.id)
         r.table = None
         if r.next < len(r.match.games) and self._members_here(c.bots):
@@ -289,7 +288,7 @@ class LadderService:
             return
         if not c.finished:
             c.status = "cancelled"
-        self.parts.write(challenge_store.challenge_op(c))
+        self.parts.write(challenge_rows.challenge_op(c))
         self.matches.remove(r)
         self.on_challenge_over(c)
         self.fill()
@@ -348,7 +347,7 @@ class LadderService:
             illegal=tuple(st.illegal for st in seats),
             disconnects=tuple(st.drops for st in seats),
         )
-        self.parts.write(ladder_store.game_op(self.ratings.games, game))
+        self.parts.write(ladder_rows.game_op(self.ratings.games, game))
         self.ratings.fold(game)
         self.parts.drop_table(table.id)
         r.table = None

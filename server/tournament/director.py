@@ -1,7 +1,7 @@
 """The tournament director: a pure coordinator that decides which games to play next.
 
 It knows the schedule (:mod:`server.tournament.schedule`), which participants are connected,
-which games run at which table and which are finished; the asyncio shell (:mod:`server.app`)
+which games run at which table and which are finished; the asyncio shell (:mod:`server.shell.app`)
 creates the tables it asks for, seats the participants and reports finished games back. No
 await, no sockets, no clock: every decision is a method call, so it is tested directly.
 
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
-from .schedule import ROUND_ROBIN, GameSpec, schedule
 from .ranges import Range, contains
+from .schedule import ROUND_ROBIN, GameSpec, schedule
 from .standings import RatedGame, Standings
 
 log = logging.getLogger(__name__)
@@ -87,8 +87,8 @@ class Finished:
     server_game: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The form the database keeps (:mod:`server.persist`); the wire's is
-        :func:`server.tournament.wire.game_result`."""
+        """The form the database keeps (:mod:`server.storage.persist`); the wire's is
+        :func:`server.tournament.payloads.game_result`."""
         r = self.result
         return {
             "number": r.number,
@@ -109,7 +109,7 @@ class Finished:
 @dataclass
 class Tournament:
     """One tournament. The shell calls :meth:`register`, :meth:`start`, :meth:`next_games`,
-    :meth:`game_started` and :meth:`game_finished`; :func:`server.tournament.wire.tournament_info`
+    :meth:`game_started` and :meth:`game_finished`; :func:`server.tournament.payloads.tournament_info`
     is what anyone may see of it."""
 
     id: int
@@ -117,7 +117,7 @@ class Tournament:
     """The organiser's name, as shown."""
     settings: Settings
     organiser_id: str = ""
-    """The organiser's identity (the server's :mod:`server.identity`): who may start it."""
+    """The organiser's identity (the server's :mod:`server.login.identity`): who may start it."""
     participants: dict[str, Participant] = field(default_factory=dict)
     status: Status = REGISTERING
     pending: deque[GameSpec] = field(default_factory=deque)

@@ -27,7 +27,6 @@ from functools import partial
 from typing import Protocol
 
 from protocol.errors import ErrorCode
-from protocol.names import name_key
 from protocol.messages import (
     CancelTournament,
     CreateTournament,
@@ -43,23 +42,24 @@ from protocol.messages import (
     TournamentOver,
     Tournaments,
 )
-from server.coordination import FinishedGame, Session, TableError
+from protocol.names import name_key
 from server.engine import RulesError, check_seats, make_rules
-from server.identity import account_identity, house_identity
-from server.quotas import Quotas
-from server.reply import Handlers, Reply
-from server.table import Outbox, Table
+from server.login.identity import account_identity, house_identity
+from server.shell.reply import Handlers, Reply
+from server.tables.coordination import FinishedGame, Session, TableError
+from server.tables.quotas import Quotas
+from server.tables.table import Outbox, Table
 
-from .ranges import merge
 from .director import FINISHED, REGISTERING, RUNNING, Finished, Settings, Tournament, TournamentError
+from .payloads import game_result, tournament_info
+from .ranges import merge
 from .schedule import SCHEDULES, GameSpec
-from .wire import game_result, tournament_info
 
 log = logging.getLogger(__name__)
 
 
 class TournamentHost(Protocol):
-    """What the tournament service needs of the server (:class:`server.app.App` is one)."""
+    """What the tournament service needs of the server (:class:`server.shell.app.App` is one)."""
 
     @property
     def default_action_seconds(self) -> float:
@@ -99,7 +99,7 @@ class TournamentHost(Protocol):
         ...
 
     def logged_in(self, identity: str) -> list[Session]:
-        """The connections logged in as ``identity`` (:mod:`server.identity`)."""
+        """The connections logged in as ``identity`` (:mod:`server.login.identity`)."""
         ...
 
     @property

@@ -114,7 +114,7 @@ class Row:
 
 
 # The one rounding rule of reported standings, used by standings.json (Row.to_dict, the client's
-# organiser) and by the wire (server.tournament.wire): ratings, their intervals and sigma to 3
+# organiser) and by the wire (server.tournament.payloads): ratings, their intervals and sigma to 3
 # decimals; means, rates, their intervals and head-to-head differences to 4, null when undefined.
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from client.sdk import Client
-from server.app import App
+from server.shell.app import App
 
 logging.getLogger("server").setLevel(logging.WARNING)
 

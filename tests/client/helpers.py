@@ -13,7 +13,7 @@ from client.runner import BotRunner, RunStats
 from client.sdk import Client
 from client.sdk_events import Item
 from protocol.payloads import Event, GameResult, Tally, View
-from server.app import App
+from server.shell.app import App
 
 #: Safety net for waits: a hung test fails instead of blocking the suite (not an assertion).
 WAIT = 20.0

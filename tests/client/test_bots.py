@@ -15,10 +15,10 @@ from client.bot import Bot
 from client.bots import BOTS, bot_names, make_bot, thinks_in_thread
 from client.bots.greedy import GreedyBot
 from client.bots.random import RandomBot
-from server.app import App
 from server.engine import Game, make_rules, parse_action, preset_info, preset_names, view_for
 from server.engine.policies import keep_value
 from server.engine.powers import compile_powers
+from server.shell.app import App
 from tests.client.helpers import check_places, run_all, seat_runners
 
 # ---------------------------------------------------------------------- registry

@@ -20,7 +20,7 @@ import pytest
 from client.house import HouseBots
 from client.sdk import ServerError
 from protocol.messages import StartTournament
-from server.app import App
+from server.shell.app import App
 from server.tournament import service
 from tests.server.client import TestClient, make_table
 from tests.server.waiting import until_server

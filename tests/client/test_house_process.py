@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import server.app
+import server.shell.app
 from client.house_process import HouseProcess, HouseProcesses
-from server.app import App
+from server.shell.app import App
 from tests.client.test_house import person, play_first_legal_until_game_over, presence
 from tests.server.client import TestClient
 from tests.server.waiting import until_loop
@@ -104,7 +104,7 @@ async def test_a_dead_process_is_replaced_and_its_bots_take_their_seats_back(mak
 async def test_a_process_that_keeps_dying_is_left_dead(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """After HOUSE_LOSSES deaths within the window the bots are not started again (the seat
     stays away); the owner can still hand it to a bot, which starts a new child."""
-    monkeypatch.setattr(server.app, "HOUSE_LOSSES", 1)
+    monkeypatch.setattr(server.shell.app, "HOUSE_LOSSES", 1)
     host = HouseProcess()
     app = await make_app(bots=host, reconnect_grace=0.0)  # (a seat away that long goes to a bot)
     alice, t = await game_with_a_bot(app, "greedy")

@@ -19,8 +19,8 @@ from client.runner import make_named_bot, parse_args
 from client.sdk import ServerError
 from protocol.errors import ErrorCode
 from protocol.messages import GetLadder, LadderStandings, Seated
-from server.app import App
 from server.config import Limits
+from server.shell.app import App
 
 HOST = "127.0.0.1"
 

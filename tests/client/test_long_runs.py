@@ -5,6 +5,7 @@ long series counts places instead of listing them."""
 from __future__ import annotations
 
 import asyncio
+
 from client.bots.greedy import GreedyBot
 from client.sdk import Client
 from client.tournament_player import TournamentPlayer

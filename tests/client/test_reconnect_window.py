@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-import server.dispatch as server_dispatch
+import server.shell.dispatch as server_dispatch
 from client.bots.greedy import GreedyBot
 from client.runner import BotRunner
 from client.sdk import Client, ServerError
@@ -37,9 +37,9 @@ from protocol.messages import (
     TableUpdate,
     Welcome,
 )
-from server.app import App
 from server.config import Limits, ServerConfig
-from server.throttle import LoginThrottle
+from server.login.throttle import LoginThrottle
+from server.shell.app import App
 from tests.client.helpers import WAIT, check_places, run_all
 
 _I = TypeVar("_I")

@@ -15,8 +15,8 @@ from client.bots.greedy import GreedyBot  # noqa: E402
 from client.rl.actions import action_text  # noqa: E402
 from client.rl.observe import action_mask, encode  # noqa: E402
 from client.rl.policy_bot import PolicyBot, RandomPolicy  # noqa: E402
-from server.app import App  # noqa: E402
 from server.engine import Game, make_rules, view_for  # noqa: E402
+from server.shell.app import App  # noqa: E402
 from tests.client.helpers import check_places, program_against_greedy, run_all, seat_runners  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "rl_random.py"

@@ -21,8 +21,8 @@ from client.sdk import Client, ClientClosed, ConnectionLost, HeldSeat, ServerErr
 from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.errors import LocalProtocolError
 from protocol.messages import ChatMessage, Error, GameOver, GoingAway, Message, State, TableUpdate, Watch, Welcome
-from server.app import App
 from server.config import Limits
+from server.shell.app import App
 from tests.client.helpers import Recorder, check_places, next_message, of_type, run_all, seat_runners
 
 MODES = ["msgpack", "json"]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from client.bot import Bot
-from server.app import App
+from server.shell.app import App
 from tests.client.helpers import program_against_greedy
 
 STARTER = Path(__file__).resolve().parents[2] / "docs" / "starter_bot.py"

@@ -9,8 +9,8 @@ from pathlib import Path
 import uvloop
 
 from client.house import HouseBots
-from server.app import App
 from server.config import ServerConfig
+from server.shell.app import App
 from tests.server.client import TestClient
 
 

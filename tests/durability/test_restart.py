@@ -59,7 +59,6 @@ from tests.durability.scenario import (
 )
 from tests.live_server import LiveServer
 
-
 IN_FLIGHT = 1.0
 """Seconds before the stop in which a game may end without its push getting out (the process
 died between the commit and the send)."""

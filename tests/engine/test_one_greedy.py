@@ -15,7 +15,7 @@ from server.engine.actions import Action
 from server.engine.cards import build_deck
 from server.engine.policies import POLICIES, greedy_choice, greedy_policy
 from server.engine.position import game_from
-from server.table import default_action
+from server.tables.table import default_action
 from tests.engine.helpers import deal, start
 
 Chooser = Callable[[Game, int], str]

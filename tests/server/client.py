@@ -388,7 +388,7 @@ def first_legal_length(
     preset: str, seats: int, seed: int, options: dict[str, Any] | None = None, games: int = 1
 ) -> list[int]:
     """Actions per game when every seat always takes its first legal action, for the series
-    a table with ``seed`` deals (the same dealer and shuffles as :class:`server.table.Table`)."""
+    a table with ``seed`` deals (the same dealer and shuffles as :class:`server.tables.table.Table`)."""
     from server.engine import Series, make_rules
 
     series = Series(make_rules(preset, options or {}), seats, seed=seed)

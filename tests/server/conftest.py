@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient, connect_all
 
 logging.getLogger("server").setLevel(logging.WARNING)

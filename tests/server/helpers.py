@@ -8,9 +8,9 @@ from typing import Any
 
 import msgpack
 
-from server.app import App
 from server.engine import parse_card
 from server.engine.cards import CardError
+from server.shell.app import App
 from tests.server.client import TestClient
 
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKAX])[cdhsrb](?![A-Za-z0-9])")

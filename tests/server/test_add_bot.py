@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient
 
 

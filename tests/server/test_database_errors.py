@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from server.store import SCHEMA_VERSION, Store, StoreError
+from server.storage.store import SCHEMA_VERSION, Store, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,12 +96,11 @@ def _read_only(db: Path, problem: str) -> None:
         return
     # root may write anything: the server runs as nobody instead (forked, with every module it
     # needs already imported, since the interpreter's own files may not be readable by nobody).
-    import server.__main__ as entry
-
     # What serve() imports when it starts (the browser client's package brings segno, which
     # imports gzip): imported here, or the test depends on what earlier tests happened to import.
     import client.house_process  # noqa: F401
     import client.web  # noqa: F401
+    import server.__main__ as entry
 
     read, write = os.pipe()
     pid = os.fork()
@@ -126,7 +125,7 @@ def _read_only(db: Path, problem: str) -> None:
 
 def test_a_version_1_database_is_migrated(tmp_path: Path) -> None:
     """Accounts and finished games of schema 1 are kept; the live tables are added."""
-    from server.store import _SCHEMA_V1
+    from server.storage.store import _SCHEMA_V1
 
     db = tmp_path / "v1.sqlite3"
     with sqlite3.connect(db) as c:

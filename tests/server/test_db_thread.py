@@ -1,4 +1,4 @@
-"""server.db_thread.DbThread: one thread, work in the order handed over, two doors back."""
+"""server.storage.db_thread.DbThread: one thread, work in the order handed over, two doors back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from server.db_thread import DbThread
+from server.storage.db_thread import DbThread
 
 
 async def test_call_and_submit_run_in_order_on_one_thread() -> None:

@@ -54,7 +54,7 @@ async def test_a_table_whose_clock_fails_does_not_stop_the_others(
     ta = await make_table(first, seed=SEED, action_seconds=0.5)  # swept first (tables in order)
     tb = await make_table(second, seed=SEED, action_seconds=0.5)
     monkeypatch.setattr(app.tables[ta], "tick", boom)
-    with caplog.at_level(logging.ERROR, logger="server.sweeper"):
+    with caplog.at_level(logging.ERROR, logger="server.shell.sweeper"):
         await second[0].wait_for(lambda: len(timeouts(second[0], tb)) >= 2, 15)
     assert timeouts(first[0], ta) == []
     assert any(f"table {ta} failed" in r.getMessage() for r in caplog.records), caplog.records
@@ -75,7 +75,7 @@ async def test_a_failure_after_the_game_over_does_not_answer_the_act_twice(
     clients = await players(app, ["oa", "ob"])
     t = await make_table(clients, seed=SEED)
     monkeypatch.setattr(app.tournaments, "game_finished", boom)
-    with caplog.at_level(logging.ERROR, logger="server.app"):
+    with caplog.at_level(logging.ERROR, logger="server.shell.app"):
         out = await play_until_over(clients, t)
     assert out["errors"] == []
     for c in clients:

@@ -5,13 +5,12 @@ get an answer that says what happened."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlite3
+from typing import Any
 
 import pytest
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient
 from tests.server.helpers import crash
 

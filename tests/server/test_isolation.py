@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from protocol.framing import FrameDecoder, encode_frame, encode_line
 from protocol.messages import C2S
-from server.app import App
 from server.config import Limits, ServerConfig
 from server.engine import ReplayRecord
-from server.store import Store
+from server.shell.app import App
+from server.storage.store import Store
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import packed
 

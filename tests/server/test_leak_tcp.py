@@ -16,7 +16,7 @@ from tests.server.helpers import cards_in, cards_in_text
 SERVER_KINDS = {"timeout", "game_start", "back"}
 """Event kinds the server adds to the engine's events."""
 TABLES = [(3, "msgpack"), (4, "json"), (3, "mixed"), (4, "ws"), (3, "json"), (4, "mixed")]
-"""Seats and wire modes of the six tables: "ws" is JSON over the WebSocket (server/web.py),
+"""Seats and wire modes of the six tables: "ws" is JSON over the WebSocket (server/shell/web.py),
 "mixed" one seat of each mode in turn."""
 SEEDS = {3: short_seeds("classic", 3, 3, max_len=300), 4: short_seeds("classic", 4, 3, max_len=300)}
 DECK = [format_card(c) for c in build_deck(1, 0)]

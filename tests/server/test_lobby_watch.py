@@ -1,4 +1,4 @@
-"""The lobby pushed, not polled (``watch_lobby``, :mod:`server.lobby_watch`): a connection that
+"""The lobby pushed, not polled (``watch_lobby``, :mod:`server.tables.lobby_watch`): a connection that
 follows the lobby learns of a table opened, of who sits where and of a table closed by other
 clients' requests without asking; a burst of changes makes one ``lobby_update``; after
 ``unwatch_lobby`` or a disconnect nothing more is owed to it.
@@ -15,9 +15,9 @@ import pytest
 
 from client.house import HouseBots
 from protocol.messages import LobbyUpdate, Message
-from server.app import App
-from server.lobby_watch import LobbyWatch
-from server.session import ClientSession
+from server.shell.app import App
+from server.shell.session import ClientSession
+from server.tables.lobby_watch import LobbyWatch
 from tests.server.client import TestClient
 from tests.server.waiting import until_loop, until_server
 

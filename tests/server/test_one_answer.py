@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from protocol.messages import C2S
-from server.app import App
+from server.shell.app import App
 from tests.server.client import encode, make_table, play_until_over
 from tests.server.helpers import raw_frame, ready_all
 

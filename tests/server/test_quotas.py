@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from client.house import HouseBots
-from server.app import App
 from server.config import Limits
+from server.shell.app import App
 from tests.server.client import TestClient
 
 TABLE = {"type": "create_table", "name": "t", "preset": "classic", "seats": 2}

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from server.engine import ReplayRecord, format_action
-from server.table import default_action
+from server.tables.table import default_action
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.helpers import current, ready_all, step, sync
 from tests.server.waiting import until_server
@@ -285,9 +285,9 @@ async def test_resuming_after_the_game_ended_gives_the_game_over(
     app: Any, players: Any, connect: Any, monkeypatch: Any
 ) -> None:
     """A player away while the game ended gets the final snapshot and then its game_over."""
-    import server.app
+    import server.shell.app
 
-    monkeypatch.setattr(server.app, "SWEEP_INTERVAL", 0.02)  # the clock plays the absent seat sooner
+    monkeypatch.setattr(server.shell.app, "SWEEP_INTERVAL", 0.02)  # the clock plays the absent seat sooner
     clients, t = await start_playing(app, players, ["ga1", "gb1"], moves=1)
     gone, other = clients[0], clients[1]
     token = gone.token  # type: ignore[attr-defined]

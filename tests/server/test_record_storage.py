@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from server.engine import Game, ReplayRecord, make_rules
 from server.engine.policies import random_policy
-from server.record_codec import pack_record, unpack_record
-from server.store import Store
+from server.storage.record_codec import pack_record, unpack_record
+from server.storage.store import Store
 
 
 def finished_record(seed: int) -> dict[str, object]:

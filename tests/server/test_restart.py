@@ -13,8 +13,8 @@ import threading
 import time
 from typing import Any
 
-from server.app import App
 from server.engine import ReplayRecord
+from server.shell.app import App
 from tests.server.client import TestClient, make_table, play_until_over
 from tests.server.helpers import crash, ready_all, step, sync
 from tests.server.waiting import until_loop

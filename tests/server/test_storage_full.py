@@ -7,7 +7,7 @@ import asyncio
 import sqlite3
 from typing import Any
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import make_table
 from tests.server.helpers import act, ready_all
 

@@ -1,4 +1,4 @@
-"""Pure tests of server.table.Table: fake sessions, explicit clocks, no sockets."""
+"""Pure tests of server.tables.table.Table: fake sessions, explicit clocks, no sockets."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from protocol.names import name_key
-from server.identity import house_identity
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Presence, PresenceEvent, State, TableUpdate
+from protocol.names import name_key
 from server.engine import ReplayRecord, event_to_dict, format_action, make_rules, parse_cards, stack_deck
-from server.seating import hand_to_bot
-from server.table import Outbox, StateOut, Table, TableError, default_action
+from server.login.identity import house_identity
+from server.tables.seating import hand_to_bot
+from server.tables.table import Outbox, StateOut, Table, TableError, default_action
 from tests.server.client import short_seeds
 
 SEED = short_seeds("classic", 2, 1, max_len=200)[0]
@@ -88,7 +88,7 @@ def test_join_assigns_seats_and_tells_everyone() -> None:
 
 def test_password_and_leave_and_owner() -> None:
     """Table password checked on join/watch; leave frees the seat and passes ownership on."""
-    from server.auth import token_hash
+    from server.login.auth import token_hash
 
     t = Table(1, "t", "alice", make_rules("classic", {}), 2, password_hash=token_hash("pw"))
     a, b = Fake("alice"), Fake("bob")

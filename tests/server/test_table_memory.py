@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from server.engine import format_action, make_rules
-from server.table import Outbox, Table, default_action
+from server.tables.table import Outbox, Table, default_action
 from tests.server.test_table import Fake
 
 _SHARED = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.throttle import LoginThrottle
+from server.login.throttle import LoginThrottle
 from tests.server.client import TestClient
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import server.states
+import server.tables.states
 from protocol.messages import TURN_STATES_MAX_EVENTS
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 
@@ -41,7 +41,7 @@ async def test_turn_states_carry_every_event_and_only_the_states_a_seat_acts_on(
     app: Any, connect: Any, monkeypatch: pytest.MonkeyPatch, cap: int
 ) -> None:
     """Seats 0 and 2 ask for turn states, 1 and 3 (``"all"``, and no field) and a watcher do not."""
-    monkeypatch.setattr(server.states, "TURN_STATES_MAX_EVENTS", cap)
+    monkeypatch.setattr(server.tables.states, "TURN_STATES_MAX_EVENTS", cap)
     modes = ["turns", "all", "turns", None]
     seats = [await turn_client(app, connect, f"p{i}", m) for i, m in enumerate(modes)]
     watcher = await turn_client(app, connect, "w", None)

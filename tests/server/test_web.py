@@ -1,4 +1,4 @@
-"""The web door (server/web.py): the client's files over HTTP and the protocol over a WebSocket
+"""The web door (server/shell/web.py): the client's files over HTTP and the protocol over a WebSocket
 on the server's own port, with the same session rules as raw TCP."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 
 from server.config import Limits
-from server.web import WebFiles
+from server.shell.web import WebFiles
 from tests.server.client import TestClient, make_table, play_until_over, short_seeds
 from tests.server.test_errors_tcp import JSON_GARBAGE
 
@@ -190,7 +190,7 @@ async def test_a_game_over_websockets_beside_tcp(app: Any, connect: Any) -> None
     ],
 )
 async def test_origin_check(app: Any, origin: str | None, allowed: bool, caplog: Any) -> None:
-    caplog.set_level(logging.WARNING, logger="server.session")
+    caplog.set_level(logging.WARNING, logger="server.shell.session")
     c = await TestClient.connect(app.port, "ws", "o", origin=origin.format(port=app.port) if origin else None)
     try:
         assert c.ws is not None

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from protocol.connection import ConnectionState
-from server.app import App
 from server.config import Limits
-from server.web import WebFiles
+from server.shell.app import App
+from server.shell.web import WebFiles
 from tests.server.client import TestClient
 from tests.server.test_web import http
 from tests.server.waiting import until_loop

@@ -15,7 +15,7 @@ import fcntl
 import termios
 from collections.abc import Callable
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient
 
 GUARD = 10.0

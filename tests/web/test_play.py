@@ -6,7 +6,6 @@ time without a touch."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 from typing import Any
 

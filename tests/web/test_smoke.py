@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+
 from tests.live_server import LiveServer
 from tests.web.conftest import Browser
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from client.botcheck.gauntlet import gauntlet
 from client.botcheck.output import OutputScanner
 from client.botcheck.referee import Fault, Referee
-from client.botcheck.gauntlet import gauntlet
 from client.botcheck.report import HEADER, stage_row
 from client.botcheck.run import StageResult, fresh_workdir
 

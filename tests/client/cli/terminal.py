@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
 from client.sdk import Client
 from tests.server.client import TestClient
 

@@ -27,8 +27,8 @@ from client.cli.model import Model, selectables
 from client.cli.render import Theme, plain_lines, render_screen
 from client.runner import BotRunner
 from client.sdk import Client
-from server.app import App
 from server.config import ServerConfig
+from server.shell.app import App
 
 GUARD = 30.0  # seconds: only against a hang, never a measured expectation
 RIGHT = "\x1b[C"

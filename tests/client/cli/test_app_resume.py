@@ -31,7 +31,7 @@ from client.sdk import Client, ServerError
 from client.sdk_events import Item
 from protocol.messages import TableUpdate
 from protocol.payloads import SeatSummary
-from server.app import App
+from server.shell.app import App
 from tests.client.helpers import next_message
 
 GUARD = 30.0  # seconds: only against a hang, never a measured expectation

@@ -16,7 +16,7 @@ from client.cli.commands import (
     take_action,
 )
 from client.cli.model import Model, reduce, toggle_selected
-from protocol.messages import Joined, TableCreated, TableUpdate, Tables, Watching
+from protocol.messages import Joined, TableCreated, Tables, TableUpdate, Watching
 from tests.client.cli.helpers import midgame, player, state, summary, view
 
 PAIRS = ["play 7c", "play 7d", "play 7h", "play 7c 7d", "play 7c 7h", "play 7d 7h", "play 7c 7d 7h", "play 9s", "take"]

@@ -12,8 +12,8 @@ import pytest
 from client.cli import __main__ as cli_main
 from client.sdk import Client, ServerError
 from protocol.messages import EXAMPLES, LoggedIn, Welcome
-from server.app import App
 from server.config import ServerConfig
+from server.shell.app import App
 
 
 @pytest.mark.parametrize(

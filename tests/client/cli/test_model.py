@@ -21,6 +21,7 @@ from client.cli.model import (
 )
 from client.cli.render import plain_lines, render_screen
 from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
+from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,
     Error,
@@ -32,12 +33,11 @@ from protocol.messages import (
     PresenceEvent,
     State,
     TableCreated,
-    TableUpdate,
     Tables,
+    TableUpdate,
     Watching,
     Welcome,
 )
-from protocol.errors import ErrorCode
 from tests.client.cli.helpers import midgame, player, state, summary, view
 
 WELCOME = Welcome(id=1, version=1, server="test", limits={}, capabilities=[], password_required=False)

@@ -28,7 +28,7 @@ from client.cli.replay import Replay, render_step
 from client.cli.seats import SeatTokens
 from client.cli.tv import tv_screen
 from client.sdk import Client, ServerError
-from protocol.messages import ChatMessage, GameOver, Joined, LoggedIn, TableUpdate, Tables, Watching
+from protocol.messages import ChatMessage, GameOver, Joined, LoggedIn, Tables, TableUpdate, Watching
 from protocol.names import NAME_RULE
 from server.engine import Game, ReplayRecord, make_rules
 from tests.client.cli.helpers import player, state, summary, view

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from client.house import HouseBots
-from server.app import App
 from server.engine import format_action
 from server.engine.cards import format_card
+from server.shell.app import App
 from tests.client.cli.terminal import SHITHEAD, Terminal, messages_of, until
 from tests.server.client import TestClient
 

@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 
 from client.sdk import Client
-from server.app import App
+from server.shell.app import App
+from tests.client.cli.terminal import SHITHEAD, Terminal, messages_of, until
 from tests.live_server import HOST, LiveServer
 from tests.server.client import TestClient
-
-from tests.client.cli.terminal import SHITHEAD, Terminal, messages_of, until
 
 
 def seat_of(app: App, table: int, name: str) -> Any:

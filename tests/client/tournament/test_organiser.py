@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from client.cli.replay import Replay
-from client.tournament.__main__ import main, make_plan, parse_args
 from client.programs import BotProgram
+from client.tournament.__main__ import main, make_plan, parse_args
 from client.tournament.organiser import Entrant, Plan, Progress, run
 from client.tournament.results import read_results
 from server.tournament.standings import RatedGame, standings

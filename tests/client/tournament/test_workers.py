@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from client.tournament.__main__ import main, make_plan, parse_args
 from client.programs import LocalServer
 from client.tournament import jobs
+from client.tournament.__main__ import main, make_plan, parse_args
 from client.tournament.jobs import deal_sets, outside, play_deal_set
-from client.tournament.play import PlayedGame
 from client.tournament.organiser import Plan, Progress, run
+from client.tournament.play import PlayedGame
 from client.tournament.results import read_results
 from server.tournament.ranges import count, merge
 

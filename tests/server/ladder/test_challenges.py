@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from server.app import App
 from server.config import Limits
 from server.ladder.challenges import Challenge, layout_roles, mean_ci
 from server.ladder.service import LADDER_OWNER
+from server.shell.app import App
 from tests.server.client import TestClient
 from tests.server.helpers import crash
 from tests.server.ladder.test_ladder import SomeHouseBots, account

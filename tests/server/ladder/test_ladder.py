@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from client.house import HouseBots
-from server.app import App
 from server.config import Limits
 from server.ladder.ratings import OVERALL
-from server.store import SCHEMA_VERSION, Store
+from server.shell.app import App
+from server.storage.store import SCHEMA_VERSION, Store
 from tests.server.client import TestClient
 from tests.server.helpers import crash
 

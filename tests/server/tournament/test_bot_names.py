@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from client.house import HouseBots
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient
 
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from client.house import HouseBots
-from server.app import App
 from server.config import Limits
+from server.shell.app import App
 from tests.server.client import TestClient
 from tests.server.waiting import until_loop
 

@@ -11,8 +11,8 @@ import msgpack
 import pytest
 
 from protocol.messages import CreateTournament, encode_message
-from server.app import App
-from server.persist import restore_tournament, tournament_snapshot
+from server.shell.app import App
+from server.storage.persist import restore_tournament, tournament_snapshot
 from server.tournament.ranges import contains, count, merge
 from tests.server.tournament.test_service import participant, play_tournament
 

@@ -7,7 +7,7 @@ import asyncio
 import sqlite3
 from typing import Any
 
-from server.app import App
+from server.shell.app import App
 from tests.server.helpers import crash
 from tests.server.tournament.test_service import participant, play_tournament
 

@@ -8,10 +8,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from server.persist import finished_game, restore_tournament, tournament_snapshot
-from server.store import _SCHEMA_V1, _SCHEMA_V2, SCHEMA_VERSION, Store
+from server.storage.persist import finished_game, restore_tournament, tournament_snapshot
+from server.storage.store import _SCHEMA_V1, _SCHEMA_V2, SCHEMA_VERSION, Store
 from server.tournament.director import Finished, Settings, Tournament
-from server.tournament.wire import tournament_info
+from server.tournament.payloads import tournament_info
 
 
 def played(games: int) -> tuple[Tournament, list[Finished]]:

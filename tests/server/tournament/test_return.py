@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.app import App
+from server.shell.app import App
 from tests.server.client import TestClient
 from tests.server.helpers import crash
 from tests.server.tournament.test_service import participant, play_tournament

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.app import App
 from server.config import Limits
+from server.shell.app import App
 from tests.server.client import TestClient
 
 

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 from client.tournament.results import ResultsFile, read_results, write_standings_json
+from server.tournament.payloads import standing_row
 from server.tournament.schedule import schedule
 from server.tournament.standings import (
     RatedGame,
@@ -21,7 +22,6 @@ from server.tournament.standings import (
     round_stat,
     standings,
 )
-from server.tournament.wire import standing_row
 
 NAMES = ["strong", "middle", "weak"]
 

@@ -1,10 +1,10 @@
-"""The vocabulary the pure coordinators (:mod:`server.table`, :mod:`server.lobby`, the
+"""The vocabulary the pure coordinators (:mod:`server.tables.table`, :mod:`server.tables.lobby`, the
 tournament service) share with the asyncio shell: the session they see, refusals, broadcast
-states and finished games (their outbox is :class:`server.table.Outbox`).
+states and finished games (their outbox is :class:`server.tables.table.Outbox`).
 
 Nothing here encodes, awaits or reads a clock. A broadcast ``state`` is described once per
 change (:class:`StateChange`) and once per recipient (:class:`StateOut`); the shell
-(:mod:`server.wire`) encodes the change's shared part once for all recipients, and a
+(:mod:`server.shell.broadcast`) encodes the change's shared part once for all recipients, and a
 :class:`SeatPart` is encoded in the part itself (a :class:`protocol.splice.PackedEntries`,
 which encodes nothing until the shell first sends it).
 """
@@ -25,9 +25,9 @@ class Session(Protocol):
 
     name: str
     identity: str
-    """Who this is (:mod:`server.identity`); permissions compare this, never ``name``."""
+    """Who this is (:mod:`server.login.identity`); permissions compare this, never ``name``."""
     address: str
-    """The peer's IP address (quotas count per address too: :mod:`server.quotas`)."""
+    """The peer's IP address (quotas count per address too: :mod:`server.tables.quotas`)."""
     bot: bool
     guest: bool
     house: str | None

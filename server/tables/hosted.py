@@ -3,7 +3,7 @@
 The server does not import the client: the composition root (``server.__main__``) gives it a
 :class:`BotHost`, which runs a bot as a client of this server. :class:`HostedBots` keeps the
 one-time logins those bots use and names them; a bot logs in with its one-time password and is
-then a guest bot like any other (:mod:`server.accounts` asks :meth:`HostedBots.claim`).
+then a guest bot like any other (:mod:`server.login.accounts` asks :meth:`HostedBots.claim`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
 from protocol.names import name_key
-from server.auth import token_hash, token_matches
+from server.login.auth import token_hash, token_matches
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Records of finished games: ``get_record`` reads one from the database (on the writer thread);
-``get_replay`` gives its open positions, step by step (:mod:`server.replays`)."""
+``get_replay`` gives its open positions, step by step (:mod:`server.records.replays`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import cast
 from protocol.errors import ErrorCode
 from protocol.messages import GetRecord, GetReplay, Record, Replay
 from protocol.payloads import StoredGame
-from server.coordination import Session, TableError
-from server.durability import StoreCalls
-from server.replays import GameReplay, ReplayCache
-from server.reply import Reply
-from server.store import Store
+from server.records.replays import GameReplay, ReplayCache
+from server.shell.reply import Reply
+from server.storage.durability import StoreCalls
+from server.storage.store import Store
+from server.tables.coordination import Session, TableError
 
 
 class Records:

@@ -11,18 +11,18 @@ What is kept (schema version 5):
   looked up, and adds ``logins``: the hashes of the login tokens given out at login (who they
   stand for: an account's or a guest's identity and name), until ``logout``; a guest's token
   unused for :data:`GUEST_LOGIN_DAYS` days is dropped when the server opens the file;
-* the **live state**, written as it happens by :mod:`server.journal`: ``live_tables`` (one
+* the **live state**, written as it happens by :mod:`server.storage.journal`: ``live_tables`` (one
   JSON snapshot per open table: settings, seats with token hashes, series, clocks), ``live_games``
   (the latest deal of each table: deck, dealer, the series' random state after dealing) and
   ``live_actions`` (every action applied in the game in progress), ``live_tournaments`` (one
   snapshot per tournament), ``live_tournament_games`` (one row per finished tournament game,
   written once as it ends: version 3; version 2 kept them in the snapshot, rewritten after
-  every game) and ``meta`` (id counters, the last heartbeat). :mod:`server.persist` turns these rows back into
+  every game) and ``meta`` (id counters, the last heartbeat). :mod:`server.storage.persist` turns these rows back into
   tables and tournaments;
-* the **ladder** (version 5, :mod:`server.ladder.store`): ``ladder_members`` (who is on it and
+* the **ladder** (version 5, :mod:`server.storage.ladder_rows`): ``ladder_members`` (who is on it and
   on which presets) and ``ladder_games`` (every finished ladder game, in the order it finished;
   the ratings are folded again from them at start);
-* **challenges** (version 6, :mod:`server.ladder.challenge_store`): ``ladder_challenges`` (each
+* **challenges** (version 6, :mod:`server.storage.challenge_rows`): ``ladder_challenges`` (each
   as asked, with its status) and ``ladder_challenge_games`` (each finished game of one).
 
 Durability: WAL with ``synchronous=NORMAL`` (a commit is in the operating system's hands when
@@ -36,7 +36,7 @@ another server holds, or one that cannot be written raises :class:`StoreError` w
 naming the file and the problem. Version 1 to 5 databases are migrated in place (versions 5 and 6 only add tables).
 
 Passwords are stored as ``hashlib.scrypt`` hashes with a per-account random salt; hashing is
-done by the caller (see :mod:`server.auth`), which runs it in an executor.
+done by the caller (see :mod:`server.login.auth`), which runs it in an executor.
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol.names import name_key
-from server.ladder.challenge_store import SCHEMA as CHALLENGE_SCHEMA
-from server.ladder.store import SCHEMA as LADDER_SCHEMA
-from server.record_codec import pack_record, unpack_record
+from server.storage.challenge_rows import SCHEMA as CHALLENGE_SCHEMA
+from server.storage.ladder_rows import SCHEMA as LADDER_SCHEMA
+from server.storage.record_codec import pack_record, unpack_record
 
 try:
     import fcntl
@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS games (
     preset      TEXT NOT NULL,
     players     TEXT NOT NULL,      -- JSON list of names, by seat
     record      TEXT NOT NULL,      -- JSON: server.engine.ReplayRecord.to_dict() plus action times
-                                    -- (a compressed BLOB: server.record_codec)
+                                    -- (a compressed BLOB: server.storage.record_codec)
     result      TEXT NOT NULL,      -- JSON: places, loser, capped
     started     REAL NOT NULL,
     ended       REAL NOT NULL
@@ -96,11 +96,11 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 CREATE TABLE IF NOT EXISTS live_tables (
     id        INTEGER PRIMARY KEY,
-    snapshot  TEXT NOT NULL             -- JSON: server.persist.table_snapshot()
+    snapshot  TEXT NOT NULL             -- JSON: server.storage.persist.table_snapshot()
 );
 CREATE TABLE IF NOT EXISTS live_games (
     table_id  INTEGER PRIMARY KEY,
-    deal      TEXT NOT NULL,            -- JSON: server.persist.deal_of()
+    deal      TEXT NOT NULL,            -- JSON: server.storage.persist.deal_of()
     rng       BLOB                      -- the series' random state after this deal
 );
 CREATE TABLE IF NOT EXISTS live_actions (
@@ -115,7 +115,7 @@ CREATE TABLE IF NOT EXISTS live_actions (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS live_tournaments (
     id        INTEGER PRIMARY KEY,
-    snapshot  TEXT NOT NULL             -- JSON: server.persist.tournament_snapshot()
+    snapshot  TEXT NOT NULL             -- JSON: server.storage.persist.tournament_snapshot()
 );
 """
 
@@ -123,7 +123,7 @@ _SCHEMA_V3 = """
 CREATE TABLE IF NOT EXISTS live_tournament_games (
     tournament  INTEGER NOT NULL,
     number      INTEGER NOT NULL,
-    result      TEXT NOT NULL,          -- JSON: server.persist.finished_game()
+    result      TEXT NOT NULL,          -- JSON: server.storage.persist.finished_game()
     PRIMARY KEY (tournament, number)
 );
 """
@@ -131,7 +131,7 @@ CREATE TABLE IF NOT EXISTS live_tournament_games (
 _SCHEMA_V4 = """
 CREATE TABLE IF NOT EXISTS logins (
     token_hash  BLOB PRIMARY KEY,       -- SHA-256 of the login token
-    identity    TEXT NOT NULL,          -- server.identity: account:<key> or guest:<random>
+    identity    TEXT NOT NULL,          -- server.login.identity: account:<key> or guest:<random>
     name        TEXT NOT NULL,
     bot         INTEGER NOT NULL,
     created     REAL NOT NULL,
@@ -139,9 +139,9 @@ CREATE TABLE IF NOT EXISTS logins (
 ) WITHOUT ROWID;
 """
 
-_SCHEMA_V5 = LADDER_SCHEMA  # the ladder's members and finished games (server.ladder.store)
+_SCHEMA_V5 = LADDER_SCHEMA  # the ladder's members and finished games (server.storage.ladder_rows)
 
-_SCHEMA_V6 = CHALLENGE_SCHEMA  # challenges and their finished games (server.ladder.challenge_store)
+_SCHEMA_V6 = CHALLENGE_SCHEMA  # challenges and their finished games (server.storage.challenge_rows)
 
 #: A write for :meth:`Store.write_batch`: SQL and its parameters.
 Op = tuple[str, Sequence[Any]]

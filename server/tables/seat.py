@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.payloads import Event
-from server.coordination import SeatPart, Session
 from server.engine.actions import Action
+from server.tables.coordination import SeatPart, Session
 
 
 @dataclass
@@ -18,7 +18,7 @@ class Seat:
     token_hash: bytes
     session: Session | None
     identity: str = ""
-    """Who holds the seat (:mod:`server.identity`): a resume must come from the same identity."""
+    """Who holds the seat (:mod:`server.login.identity`): a resume must come from the same identity."""
     away_since: float | None = None
     house: str | None = None
     """The bundled bot's kind when the server runs this player (it seats it again after a restart)."""

@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 from protocol.errors import ErrorCode
 from server.config import ServerConfig
-from server.coordination import FinishedGame
-from server.lobby import Lobby
-from server.session import ClientSession
-from server.table import Outbox, Table
+from server.shell.session import ClientSession
+from server.tables.coordination import FinishedGame
+from server.tables.lobby import Lobby
+from server.tables.table import Outbox, Table
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """Dispatching requests: each admitted message to its handler, and exactly one answer back.
 
-A handler returns a :class:`~server.reply.Reply` (see :mod:`server.reply` for the rules); the
+A handler returns a :class:`~server.shell.reply.Reply` (see :mod:`server.shell.reply` for the rules); the
 :class:`Dispatcher` turns it into the one answer and the deliveries it causes, and runs the
 work that follows. Every request type has one handler, registered with whether it writes
-(:meth:`server.reply.Handlers.add`); ``hello``, ``ping`` and ``login`` are the dispatcher's own
+(:meth:`server.shell.reply.Handlers.add`); ``hello``, ``ping`` and ``login`` are the dispatcher's own
 (read-only, and the only ones answered before login).
 
 Writes and reads
@@ -12,7 +12,7 @@ Writes and reads
     whether the answer waits for the journal: the answer to a request that writes, and what it
     caused, is held until the change is committed; the answer to one that reads, and what it
     caused for the requester (a watcher's first ``state``), only stays behind what is held for
-    that session already (:meth:`server.session.ClientSession.send_many`).
+    that session already (:meth:`server.shell.session.ClientSession.send_many`).
 
 Error handling
     A handler that raises before its answer is out: one ``error`` (its code for a refusal,
@@ -31,21 +31,20 @@ from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message, Ping, Pong, StateMode, Welcome
 from protocol.payloads import WelcomeLimits
 from server.config import ServerConfig
-from server.coordination import StateOut, TableError
-from server.quotas import Quotas
-from server.hosted import Spawn
-from server.reply import Handlers, Reply
-from server.session import ClientSession
-from server.table import Applied, Changed, Dealt, Outbox
+from server.shell.reply import Handlers, Reply
+from server.shell.session import ClientSession
+from server.storage.journal import STORAGE_RETRY
+from server.tables.coordination import StateOut, TableError
+from server.tables.hosted import Spawn
+from server.tables.quotas import Quotas
+from server.tables.table import Applied, Changed, Dealt, Outbox
 
 log = logging.getLogger(__name__)
 
 Fact = Applied | Dealt | Changed
-"""A journal fact of an outbox (:class:`server.table.Outbox`)."""
+"""A journal fact of an outbox (:class:`server.tables.table.Outbox`)."""
 
 SERVER_NAME = "shithead-server 0.1"
-STORAGE_RETRY = 1.0
-"""Seconds a client waits before retrying while the database cannot be written."""
 
 
 class Dispatcher:

@@ -2,7 +2,7 @@
 the server password, the one-time logins of the bundled bots, login tokens, and the
 failed-login throttle.
 
-Who logs in is an identity (:mod:`server.identity`), never just a name:
+Who logs in is an identity (:mod:`server.login.identity`), never just a name:
 
 * an account is proven by its password, or by a login token an earlier login was given;
 * a guest is a new identity at its first login; it is the same guest again when it comes back
@@ -16,7 +16,7 @@ Who logs in is an identity (:mod:`server.identity`), never just a name:
 
 Every login but the bundled bots' is given a login token (``logged_in.token``), kept hashed in
 the database until ``logout`` ends it. Passwords are hashed with scrypt in a thread pool, a
-bounded number at a time (:class:`server.auth.PasswordHasher`); accounts and login tokens are
+bounded number at a time (:class:`server.login.auth.PasswordHasher`); accounts and login tokens are
 read and written on the writer thread.
 """
 
@@ -33,17 +33,17 @@ from typing import ParamSpec, TypeVar
 from protocol.errors import ErrorCode
 from protocol.messages import LoggedIn, Login, Logout, Ok
 from protocol.names import name_error, name_key, normalize_name
-from server.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
 from server.config import ServerConfig
-from server.coordination import TableError
-from server.dispatch import STORAGE_RETRY
-from server.durability import StoreCalls
-from server.hosted import HostedBots
-from server.identity import account_identity, guest_identity, house_identity, is_guest, suggest_name
-from server.reply import Reply
-from server.session import ClientSession
-from server.store import Store
-from server.throttle import LoginThrottle
+from server.login.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
+from server.login.identity import account_identity, guest_identity, house_identity, is_guest, suggest_name
+from server.login.throttle import LoginThrottle
+from server.shell.reply import Reply
+from server.shell.session import ClientSession
+from server.storage.durability import StoreCalls
+from server.storage.journal import STORAGE_RETRY
+from server.storage.store import Store
+from server.tables.coordination import TableError
+from server.tables.hosted import HostedBots
 
 log = logging.getLogger(__name__)
 

@@ -2,16 +2,16 @@
 
 :class:`App` composes the parts and owns their life cycle:
 
-* :mod:`server.session`: one :class:`ClientSession` per connection (bytes, rate limit, output
+* :mod:`server.shell.session`: one :class:`ClientSession` per connection (bytes, rate limit, output
   held for a commit);
-* :mod:`server.dispatch`: each request to its handler, exactly one answer each
-  (:mod:`server.reply`);
-* :mod:`server.accounts`: login; :mod:`server.lobby`: the tables and their requests;
-  :mod:`server.records`: finished games; :mod:`server.tournament.service`: tournaments
+* :mod:`server.shell.dispatch`: each request to its handler, exactly one answer each
+  (:mod:`server.shell.reply`);
+* :mod:`server.login.accounts`: login; :mod:`server.tables.lobby`: the tables and their requests;
+  :mod:`server.records.requests`: finished games; :mod:`server.tournament.service`: tournaments
   (through :class:`~server.tournament.service.TournamentHost`, which the app implements);
-* :mod:`server.hosted`: the bundled bots it runs through the :class:`BotHost` it is given;
-* :mod:`server.sweeper`: the periodic work (timeouts, clocks), run from one timer task;
-* :mod:`server.durability` and :mod:`server.journal`: every change is journaled, and what a
+* :mod:`server.tables.hosted`: the bundled bots it runs through the :class:`BotHost` it is given;
+* :mod:`server.shell.sweeper`: the periodic work (timeouts, clocks), run from one timer task;
+* :mod:`server.storage.durability` and :mod:`server.storage.journal`: every change is journaled, and what a
   client is told of it is held back until the commit (:meth:`App._committed`).
 
 Here: start (restore what the database holds), stop, the connection limits, the gate in
@@ -44,36 +44,35 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode
-from protocol.names import name_key
 from protocol.messages import GetRecord, GetReplay, GoingAway, Logout, Message
-from server.accounts import Accounts
+from protocol.names import name_key
 from server.config import Limits, ServerConfig
-from server.coordination import FinishedGame, Session
-from server.dispatch import Dispatcher, Fact
-from server.db_thread import DbThread
-from server.durability import Durability, Restored, StoreCalls
-from server.hosted import BotHost, HostedBots
-from server.identity import house_identity
-from server.journal import Journal
-from server.ladder import challenge_store
-from server.ladder import store as ladder_store
 from server.ladder.challenge_desk import ChallengeDesk
 from server.ladder.service import LadderParts, LadderService
-from server.lobby import Lobby
-from server.lobby_watch import LobbyWatch
-from server.records import Records
-from server.reply import Handlers
-from server.session import ClientSession
-from server.store import Store
-from server.sweeper import Sweeper
-from server.table import Outbox, StateOut, Table
-from server.throttle import LoginThrottle
+from server.login.accounts import Accounts
+from server.login.identity import house_identity
+from server.login.throttle import LoginThrottle
+from server.records.requests import Records
+from server.shell.dispatch import Dispatcher, Fact
+from server.shell.net import lan_addresses
+from server.shell.quiet import AddressLog
+from server.shell.reply import Handlers
+from server.shell.session import ClientSession
+from server.shell.sweeper import Sweeper
+from server.shell.web import HostNames, WebFiles, WebGate
+from server.storage import challenge_rows, ladder_rows
+from server.storage.db_thread import DbThread
+from server.storage.durability import Durability, Restored, StoreCalls
+from server.storage.journal import Journal
+from server.storage.store import Store
+from server.tables.coordination import FinishedGame, Session
+from server.tables.hosted import BotHost, HostedBots
+from server.tables.lobby import Lobby
+from server.tables.lobby_watch import LobbyWatch
+from server.tables.quotas import Quotas
+from server.tables.table import Outbox, StateOut, Table
 from server.tournament.director import Finished
 from server.tournament.service import TournamentService
-from server.net import lan_addresses
-from server.quiet import AddressLog
-from server.quotas import Quotas
-from server.web import HostNames, WebFiles, WebGate
 
 __all__ = ["App", "BotHost", "ClientSession"]
 
@@ -100,8 +99,8 @@ class App:
         self.bots = bots
         self.web_files = web_files if config.web else None
         self.host_names = HostNames(self._own_names(), more=lan_addresses)
-        self.problems = AddressLog(logging.getLogger("server.session"))
-        """Connection problems (:mod:`server.quiet`): at most a few log lines a minute per address."""
+        self.problems = AddressLog(logging.getLogger("server.shell.session"))
+        """Connection problems (:mod:`server.shell.quiet`): at most a few log lines a minute per address."""
         self.sessions: set[ClientSession] = set()
         self.per_address: dict[str, int] = defaultdict(int)
         self.db_thread = DbThread("sqlite")
@@ -197,7 +196,7 @@ class App:
     # --- lifecycle
 
     async def start(self) -> None:
-        """Open the database (raises :class:`server.store.StoreError`), bring back the tables and
+        """Open the database (raises :class:`server.storage.store.StoreError`), bring back the tables and
         tournaments it holds, listen, and seat the bundled bots of restored tables again."""
         loop = asyncio.get_running_loop()
         try:
@@ -220,8 +219,8 @@ class App:
         restored = await self.db(durable.load, grace=self.config.restart_grace)
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
-        self.ladder.restored(await self.db(ladder_store.load, store.db))
-        self.challenges.restored(await self.db(challenge_store.load, store.db))
+        self.ladder.restored(await self.db(ladder_rows.load, store.db))
+        self.challenges.restored(await self.db(challenge_rows.load, store.db))
         for table_id in self.ladder.restored_tables(self.lobby.tables):
             self.lobby.drop_table(table_id)  # (a ladder game cut by the stop is not rated)
         self.server = await loop.create_server(
@@ -458,7 +457,7 @@ class App:
         return WebGate(self.web_files, max_message=self.config.limits.max_frame_in, names=self.host_names)
 
     def _own_names(self) -> list[str]:
-        """The names a browser may use for this server (:class:`server.web.HostNames`): the
+        """The names a browser may use for this server (:class:`server.shell.web.HostNames`): the
         address it listens on, this machine's names, its LAN addresses, the configured ones."""
         machine = socket.gethostname()
         short = machine.split(".")[0]
@@ -474,7 +473,7 @@ class App:
 
     def handle(self, s: ClientSession, msg: Message) -> None:
         """Answer one message that the rate limit let through: exactly one answer (see
-        :mod:`server.dispatch`, which also refuses requests that write while the database
+        :mod:`server.shell.dispatch`, which also refuses requests that write while the database
         cannot be written). A failure here never escapes to other sessions."""
         if self.stopping:
             s.send_now(GoingAway(reason="the server is stopping", returning=True))
@@ -518,7 +517,7 @@ class App:
     def name_holder(self, key: str) -> str | None:
         """The identity that holds the name of key ``key`` on this server, if any: a connected
         session, a seat, a table's owner, an unfinished tournament's organiser, or a bundled bot
-        being started (see :mod:`server.identity`)."""
+        being started (see :mod:`server.login.identity`)."""
         for s in self.sessions:
             if s.logged_in and name_key(s.name) == key:
                 return s.identity

@@ -8,7 +8,7 @@ validated message to its :class:`SessionHost` (the server) once the rate limit l
 Transports
     Raw TCP (msgpack frames or JSON lines, told apart by the connection's first byte) and the
     WebSocket of the web door: a connection that begins with an HTTP request gets a
-    :class:`server.web.WebGate`, which answers HTTP by itself and turns WebSocket text frames
+    :class:`server.shell.web.WebGate`, which answers HTTP by itself and turns WebSocket text frames
     into JSON lines for the same :class:`Connection`, and the session's output back into frames.
 
 Resource handling
@@ -24,7 +24,7 @@ Resource handling
 
 Errors
     Nothing a client sends makes a traceback: a failure while reading a connection's bytes ends
-    that connection with one log line (:class:`server.quiet.AddressLog`: a few lines a minute
+    that connection with one log line (:class:`server.shell.quiet.AddressLog`: a few lines a minute
     per address at most), and nothing is sent on a connection that a fatal error closed.
 
 Rate limit (the error path included)
@@ -52,11 +52,11 @@ from protocol.connection import Connection, ConnectionState, Mode
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.messages import Message
 from server.config import Limits
-from server.coordination import StateOut
-from server.journal import Journal
-from server.quiet import AddressLog
-from server.web import WebGate, starts_http
-from server.wire import shared_encoding
+from server.shell.broadcast import shared_encoding
+from server.shell.quiet import AddressLog
+from server.shell.web import WebGate, starts_http
+from server.storage.journal import Journal
+from server.tables.coordination import StateOut
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class ClientSession(asyncio.Protocol):
         self.address = "?"
         self.name = ""
         self.identity = ""
-        """Who this is, once logged in (:mod:`server.identity`): owners and seats are checked by it."""
+        """Who this is, once logged in (:mod:`server.login.identity`): owners and seats are checked by it."""
         self.login_hash: bytes | None = None
         """The hash of the login token this login was given (``logout`` ends it)."""
         self.bot = False
@@ -141,11 +141,11 @@ class ClientSession(asyncio.Protocol):
         self.deferred: list[Message | RemoteProtocolError] = []
         self._resume: asyncio.TimerHandle | None = None
         self.closing = False
-        # Output that waits for a commit (see server.journal): (batch number, bytes), in order.
+        # Output that waits for a commit (see server.storage.journal): (batch number, bytes), in order.
         self.held: list[tuple[int, bytes]] = []
         self.close_when_released = False
         self.web: WebGate | None = None
-        """The HTTP/WebSocket layer when the connection began with an HTTP request (server.web)."""
+        """The HTTP/WebSocket layer when the connection began with an HTTP request (server.shell.web)."""
 
     def __repr__(self) -> str:
         return f"<session {self.name or '-'} {self.address}>"
@@ -325,8 +325,8 @@ class ClientSession(asyncio.Protocol):
     def send_many(self, msgs: Sequence[Message | StateOut], *, unheld: bool = False) -> None:
         """Encode ``msgs`` and write them with one call (one system call, not one each).
 
-        A broadcast :class:`~server.coordination.StateOut` is spliced from its change's
-        shared encoding (:mod:`server.wire`); other messages are validated and encoded whole.
+        A broadcast :class:`~server.tables.coordination.StateOut` is spliced from its change's
+        shared encoding (:mod:`server.shell.broadcast`); other messages are validated and encoded whole.
         ``unheld``: they answer a request that only read (see :meth:`_write`).
         """
         if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:

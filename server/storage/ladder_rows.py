@@ -1,4 +1,4 @@
-"""The ladder's rows in the server's SQLite file (schema version 5 of :mod:`server.store`):
+"""The ladder's rows in the server's SQLite file (schema version 5 of :mod:`server.storage.store`):
 who is on the ladder, and every finished ladder game in the order it finished. Ratings are not
 stored; they are folded again from the games at start (:func:`server.ladder.ratings.fold_all`).
 
@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ratings import LadderGame
+from server.ladder.ratings import LadderGame
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_members (
     key       TEXT PRIMARY KEY,         -- protocol.names.name_key of the name
     name      TEXT NOT NULL,
-    identity  TEXT NOT NULL,            -- server.identity: account:<key>
+    identity  TEXT NOT NULL,            -- server.login.identity: account:<key>
     presets   TEXT NOT NULL             -- JSON list
 );
 CREATE TABLE IF NOT EXISTS ladder_games (

@@ -1,10 +1,10 @@
 """The ``state`` messages of one table: a broadcast after every change, a snapshot for one
-recipient. Pure: it builds values (:mod:`server.coordination`); the shell encodes them.
+recipient. Pure: it builds values (:mod:`server.tables.coordination`); the shell encodes them.
 
 The hot path of the server is :meth:`StateBuilder.broadcast`: the public part of a change is
 built once for every recipient, a player's entry only when that player changed, and a seat's
 own part (hand, legal actions) only when its hand or legal actions changed. The shell then
-encodes each of these once (:mod:`server.wire`), however many recipients they go to.
+encodes each of these once (:mod:`server.shell.broadcast`), however many recipients they go to.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import cast
 
 from protocol.messages import TURN_STATES_MAX_EVENTS, Message, State
 from protocol.payloads import Clock, Event, View
-from server.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
 from server.engine import Game
 from server.engine.actions import Action
 from server.engine.view import player_key, player_view, public_view, seat_part
-from server.seat import Seat
+from server.tables.coordination import PlayerEntry, SeatPart, Session, StateChange, StateOut
+from server.tables.seat import Seat
 
 _NOBODY = {"name": None, "bot": False, "away": False, "timeouts": 0}
 _WATCHER_PART = SeatPart({"seat": None, "hand": None, "legal": []})  # what seat_part gives a watcher
@@ -120,7 +120,7 @@ class StateBuilder:
         to ``out`` (an outbox's items).
 
         Also notes in each seat what it was last sent (its legal actions, and ``acted_seq``
-        when what it may do changed or it acted itself: see :class:`server.table.Table`).
+        when what it may do changed or it acted itself: see :class:`server.tables.table.Table`).
         ``turn_ends``: when the clock of a seat to act runs out, before its bank."""
         players = self.players(game, seats)
         public = public_view(game, players=[])

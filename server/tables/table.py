@@ -2,7 +2,7 @@
 
 Nothing here awaits or touches a socket or the clock: every method takes ``now`` (seconds,
 monotonic) where time matters and appends what must be sent to an :class:`Outbox` as
-``(session, message)`` pairs. The asyncio shell (:mod:`server.app`) flushes the outbox,
+``(session, message)`` pairs. The asyncio shell (:mod:`server.shell.app`) flushes the outbox,
 calls :meth:`Table.tick` from its sweeper, and stores finished games.
 
 Information: each seated player receives ``view_for(game, seat)`` and nothing wider;
@@ -27,8 +27,6 @@ from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, GameOver, Message, Presence, PresenceEvent, State, TableUpdate
 from protocol.payloads import Event as WireEvent
 from protocol.payloads import GameResult, TableSummary, Tally
-from server.auth import new_token, token_matches
-from server.coordination import FinishedGame, Session, StateOut, TableError
 from server.engine import (
     Game,
     IllegalAction,
@@ -39,12 +37,14 @@ from server.engine import (
     parse_action,
 )
 from server.engine.actions import Action
-from server.engine.game import SETUP
 from server.engine.events import Event, event_to_dict
+from server.engine.game import SETUP
 from server.engine.policies import greedy_policy
-from server.identity import house_identity
-from server.seat import Seat
-from server.states import StateBuilder
+from server.login.auth import new_token, token_matches
+from server.login.identity import house_identity
+from server.tables.coordination import FinishedGame, Session, StateOut, TableError
+from server.tables.seat import Seat
+from server.tables.states import StateBuilder
 
 __all__ = [
     "Applied",
@@ -103,7 +103,7 @@ class Outbox:
     saves: list[Applied | Dealt | Changed] = field(default_factory=list)
     lobby: bool = False
     """A table's summary changed (or a table opened): what the lobby shows (its followers are
-    told, :mod:`server.lobby_watch`)."""
+    told, :mod:`server.tables.lobby_watch`)."""
 
     def send(self, session: Session, msg: Message | StateOut) -> None:
         self.items.append((session, msg))
@@ -144,7 +144,7 @@ class Table:
         self.owner = owner
         """The owner's name, as shown."""
         self.owner_id = owner if owner_id is None else owner_id
-        """The owner's identity (:mod:`server.identity`): what the owner's requests are checked by."""
+        """The owner's identity (:mod:`server.login.identity`): what the owner's requests are checked by."""
         self.rules = rules
         self.nseats = nseats
         self.password_hash = password_hash
@@ -392,7 +392,7 @@ class Table:
         """Give the seat whose token this is to ``session``; returns the seat and the connection
         that held it until now (an older connection of the player, or the stand-in bot), if any.
 
-        Only the identity that holds a seat gets it back (:mod:`server.identity`). Without a
+        Only the identity that holds a seat gets it back (:mod:`server.login.identity`). Without a
         token, a registered account (logged in with its password or login token, so its identity
         is proof enough) gets back the seat that account holds; a guest must show the token. A
         stand-in bot resumes the seat it was handed with its own token."""
@@ -658,7 +658,7 @@ class Table:
         )
 
     def _broadcast(self, events: list[WireEvent], out: Outbox, now: float, acted: int | None = None) -> None:
-        """Send every seat its own state and the watchers theirs (see :mod:`server.states`)."""
+        """Send every seat its own state and the watchers theirs (see :mod:`server.tables.states`)."""
         game = self.game
         assert game is not None
         self.seq += 1
@@ -677,7 +677,7 @@ class Table:
 
     def changed(self, out: Outbox) -> None:
         """Everyone at the table gets its summary and the journal its snapshot: for a change made
-        from outside (:mod:`server.seating`)."""
+        from outside (:mod:`server.tables.seating`)."""
         self._update(out)
 
     def _update(self, out: Outbox, *, stored: bool = True) -> None:

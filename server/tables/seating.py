@@ -1,21 +1,21 @@
 """The owner's changes to a table's seats besides join and leave: a bot handed the seat of a
 player who has gone, a bot taken out of its seat, the number of seats changed.
 
-Like :mod:`server.table`, nothing here awaits, sends or reads the clock: each function checks
+Like :mod:`server.tables.table`, nothing here awaits, sends or reads the clock: each function checks
 the request against the table, changes it and queues in the outbox what everyone at the table
 must be told (its summary) and what the journal must keep (its snapshot, by
-:meth:`~server.table.Table.changed`). Only the table's owner may make these changes
+:meth:`~server.tables.table.Table.changed`). Only the table's owner may make these changes
 (``NOT_OWNER``), so a tournament's tables, which no player owns, never change here.
 """
 
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from server.auth import new_token
-from server.coordination import Session, TableError
 from server.engine import RulesError, Series, check_seats
-from server.states import StateBuilder
-from server.table import Outbox, Table
+from server.login.auth import new_token
+from server.tables.coordination import Session, TableError
+from server.tables.states import StateBuilder
+from server.tables.table import Outbox, Table
 
 __all__ = ["hand_to_bot", "remove_bot", "set_seats"]
 
@@ -28,7 +28,7 @@ def _owner_only(t: Table, session: Session, what: str) -> None:
 def hand_to_bot(t: Table, session: Session, seat: int, bot: str, kind: str, now: float, grace: float) -> str:
     """The owner hands the seat of a player away for ``grace`` seconds or more to bundled bot
     ``bot`` (of ``kind``), which then plays for them; returns the token the bot resumes with.
-    The player takes the seat back by :meth:`~server.table.Table.resume`."""
+    The player takes the seat back by :meth:`~server.tables.table.Table.resume`."""
     _owner_only(t, session, "add bots")
     s = t.seats[seat]
     assert s is not None

@@ -10,10 +10,10 @@ most one every :data:`COALESCE` seconds however busy the server is. ``unwatch_lo
 connection's end) stops it.
 
 Like ``list_tables`` the push is a read: it waits for no commit of the journal, only behind what
-is held for its connection already (:meth:`server.session.ClientSession.send_many`).
+is held for its connection already (:meth:`server.shell.session.ClientSession.send_many`).
 
 What changes the list is reported by :meth:`LobbyWatch.changed`, called by the shell for every
-outbox a table marked (:attr:`server.table.Outbox.lobby`) and by the lobby for a table closed.
+outbox a table marked (:attr:`server.tables.table.Outbox.lobby`) and by the lobby for a table closed.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 from protocol.messages import LobbyUpdate, Ok, Tables, UnwatchLobby, WatchLobby
 from protocol.payloads import TableSummary
-from server.reply import Handlers, Reply
-from server.session import ClientSession
+from server.shell.reply import Handlers, Reply
+from server.shell.session import ClientSession
 
 __all__ = ["COALESCE", "LobbyWatch"]
 

@@ -4,7 +4,7 @@ A home server is shared: one guest must not be able to take every table, nor a t
 every table and the bots' CPU. So (limits of :class:`server.config.Limits`, documented in
 ``docs/PROTOCOL.md`` §13; 0 means no limit):
 
-* **tables**: an identity (an account, or one guest: :mod:`server.identity`) owns at most
+* **tables**: an identity (an account, or one guest: :mod:`server.login.identity`) owns at most
   ``tables_per_player`` tables at once, and the tables opened from one IP address that are still
   open number at most ``tables_per_address`` (one person can log in as several guests). A table
   counts for its owner until it closes or its owner leaves it (ownership passes on); tournament
@@ -35,8 +35,8 @@ from __future__ import annotations
 from protocol.errors import ErrorCode
 from protocol.messages import CreateTournament
 from server.config import Limits, ServerConfig
-from server.coordination import TableError
-from server.identity import account_identity
+from server.login.identity import account_identity
+from server.tables.coordination import TableError
 
 __all__ = ["TOURNAMENT_RETRY", "Quotas"]
 
@@ -59,7 +59,7 @@ MAX_BOTS = _protocol_max("bots")
 
 class Quotas:
     """The quota checks of one server (see the module docstring). Each ``check_*`` raises a
-    :class:`~server.coordination.TableError` for a refusal and returns otherwise."""
+    :class:`~server.tables.coordination.TableError` for a refusal and returns otherwise."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config

@@ -1,4 +1,4 @@
-"""Challenges in the server's SQLite file (schema version 6 of :mod:`server.store`): each
+"""Challenges in the server's SQLite file (schema version 6 of :mod:`server.storage.store`): each
 challenge as asked, and each of its finished games, so that a challenge survives a restart like
 the rest (docs/PROTOCOL.md, "Challenges").
 
@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .challenges import Challenge
+from server.ladder.challenges import Challenge
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_challenges (

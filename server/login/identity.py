@@ -6,7 +6,7 @@ compares identities. An identity is a short string of one of three kinds:
 * ``account:<key>``: a registered account (its name's key, :func:`protocol.names.name_key`;
   account names are unique by key, and only the password or a login token proves one);
 * ``guest:<random>``: a guest, made at its first login; a guest proves it is the same guest
-  later with its login token or a seat token it holds (:mod:`server.accounts`);
+  later with its login token or a seat token it holds (:mod:`server.login.accounts`);
 * ``house:<key>``: one of this server's own bots (started with a one-time login).
 
 A name is held by the identity of a connected session, a seat, a table's owner or a running

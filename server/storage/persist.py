@@ -1,7 +1,7 @@
 """What of a table and a tournament is written to the database, and how it is rebuilt.
 
 Pure conversions between live objects and JSON-friendly data (no I/O, no clock: times come in
-as arguments). :mod:`server.store` keeps the data, :mod:`server.app` decides when to write it.
+as arguments). :mod:`server.storage.store` keeps the data, :mod:`server.shell.app` decides when to write it.
 
 A table is kept as
 
@@ -30,9 +30,9 @@ from typing import Any
 
 from protocol.messages import GameOver
 from protocol.names import name_key
-from server.identity import GUEST, account_identity, house_identity
 from server.engine import Game, SeriesTally, format_card, make_rules, parse_action, parse_card
-from server.table import Seat, Table
+from server.login.identity import GUEST, account_identity, house_identity
+from server.tables.table import Seat, Table
 from server.tournament.director import Finished, Participant, Settings, Tournament
 from server.tournament.ranges import contains, merge
 from server.tournament.schedule import schedule
@@ -100,7 +100,7 @@ def _seat(s: Seat) -> dict[str, Any]:
 def _legacy_identity(name: str, *, guest: bool, house: str | None) -> str:
     """The identity of a seat or owner in a snapshot written before identities: a bundled bot's,
     an account's, or a guest's that only the seat's token can prove (the guest who logs in with
-    it gets this identity: :mod:`server.accounts`)."""
+    it gets this identity: :mod:`server.login.accounts`)."""
     if house is not None:
         return house_identity(name)
     return GUEST + "legacy-" + name_key(name) if guest else account_identity(name)

@@ -28,7 +28,7 @@ cannot use (bytes after a request that ends the exchange, for one) end the conne
 Once open, a text frame holds one protocol message as one line of JSON (what
 ``JSON.stringify`` writes): :meth:`WebGate.receive` gives the session's connection the JSON
 lines it would have read over TCP, and :meth:`WebGate.encode` turns the session's JSON lines
-into text frames, one message per frame. So the session (:mod:`server.session`) stays the one
+into text frames, one message per frame. So the session (:mod:`server.shell.session`) stays the one
 shell for both transports: same handshake, login, limits, rate limit, errors, timeouts and
 hidden-information boundary. A binary frame is refused (close code 1003), a frame holding a
 line break too (1007), a message over the size limit by the library (1009).

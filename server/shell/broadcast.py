@@ -1,16 +1,16 @@
-"""Encoding the broadcast states of :mod:`server.states` (used by
-:meth:`server.session.ClientSession.send_many`).
+"""Encoding the broadcast states of :mod:`server.tables.states` (used by
+:meth:`server.shell.session.ClientSession.send_many`).
 
 A change's shared part (header, public view, players) is encoded once, on its first
 recipient, and spliced with each recipient's own entries (:mod:`protocol.splice`); a seat's
-own part (a :class:`~server.coordination.SeatPart`) is encoded by :mod:`protocol.splice` when
+own part (a :class:`~server.tables.coordination.SeatPart`) is encoded by :mod:`protocol.splice` when
 first sent.
 """
 
 from __future__ import annotations
 
 from protocol.splice import SharedEncoding, with_encoding
-from server.coordination import StateChange
+from server.tables.coordination import StateChange
 
 __all__ = ["shared_encoding"]
 

@@ -1,10 +1,10 @@
 """What a request handler gives back, so that every request gets exactly one answer.
 
 A handler never sends its answer itself: it returns a :class:`Reply` and the server
-(:class:`server.dispatch.Dispatcher`) delivers it. That makes "one answer per request" a
+(:class:`server.shell.dispatch.Dispatcher`) delivers it. That makes "one answer per request" a
 property of the structure rather than of each handler:
 
-* the handler raises (a :class:`~server.coordination.TableError` or a bug) -> one ``error``, and
+* the handler raises (a :class:`~server.tables.coordination.TableError` or a bug) -> one ``error``, and
   nothing it queued is delivered;
 * it returns -> ``answer`` goes out (ahead of the messages the request caused in ``out``), or,
   with ``later``, the coroutine's result once it finishes (its failure -> one ``error``);
@@ -17,7 +17,7 @@ Whether a request writes is declared once, where its handler is registered
 that writes is refused with ``STORAGE_FAILED`` while the database cannot be written, and its
 answer (and what it caused) is held until the journal has committed; the answer to a request
 that only reads is never held for the journal, only kept behind what is held for its session
-already (see :meth:`server.session.ClientSession.send_many`).
+already (see :meth:`server.shell.session.ClientSession.send_many`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from protocol.messages import Message
-from server.session import ClientSession
-from server.table import Outbox
+from server.shell.session import ClientSession
+from server.tables.table import Outbox
 
 
 @dataclass(slots=True)

@@ -87,7 +87,7 @@ class Advertiser:
     def _where(self) -> tuple[list[str] | None, list[str]]:
         """(interfaces to use, None for all; addresses to announce)."""
         if self.host in _ALL:
-            from server.net import lan_addresses
+            from server.shell.net import lan_addresses
 
             return None, lan_addresses() or ["127.0.0.1"]
         ip = ipaddress.ip_address(socket.gethostbyname(self.host))

@@ -2,8 +2,8 @@
 
 The server changes its state on the event loop and tells players about it; what it tells must
 survive a crash. So every change is written here first, as SQL operations
-(:data:`server.store.Op`), and every message sent while a change is not yet committed is held
-back until it is (:class:`server.app.ClientSession` asks :attr:`Journal.barrier`).
+(:data:`server.storage.store.Op`), and every message sent while a change is not yet committed is held
+back until it is (:class:`server.shell.app.ClientSession` asks :attr:`Journal.barrier`).
 
 * :meth:`Journal.write` adds operations to the **open batch** and, once per pass of the event
   loop, schedules its sealing (``call_soon``: after every callback of this pass).
@@ -28,10 +28,15 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from server.db_thread import DbThread
-from server.store import Op, Store
+from server.storage.db_thread import DbThread
+from server.storage.store import Op, Store
 
 log = logging.getLogger(__name__)
+
+
+STORAGE_RETRY = 1.0
+"""Seconds a client is told to wait (``retry_after``) before retrying while the database cannot
+be written."""
 
 
 class Journal:

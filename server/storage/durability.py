@@ -2,13 +2,13 @@
 
 :class:`Durability` sits between the pure coordinators and the storage:
 
-* the tables report what changed as journal facts (:class:`server.table.Applied`,
-  :class:`~server.table.Dealt`, :class:`~server.table.Changed`) in their outbox; the shell hands
+* the tables report what changed as journal facts (:class:`server.tables.table.Applied`,
+  :class:`~server.tables.table.Dealt`, :class:`~server.tables.table.Changed`) in their outbox; the shell hands
   them to :meth:`Durability.save`, which turns actions and deals into writes at once and marks
   changed tables (and tournaments, through :meth:`tournament_changed`) so that their snapshots are
-  taken when the batch is sealed (:mod:`server.journal`);
+  taken when the batch is sealed (:mod:`server.storage.journal`);
 * :meth:`Durability.load` reads the live state back and rebuilds tables and tournaments with
-  :mod:`server.persist`; a table whose rows do not replay is logged and left out (the server
+  :mod:`server.storage.persist`; a table whose rows do not replay is logged and left out (the server
   still starts), never silently changed.
 
 A heartbeat (:meth:`heartbeat`, from the sweeper) records when the server last ran, so that
@@ -24,23 +24,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
-from server.db_thread import DbThread
 from server.engine import format_action
-from server.journal import Journal
-from server.persist import (
+from server.storage.db_thread import DbThread
+from server.storage.journal import Journal
+from server.storage.persist import (
     RestoreError,
     deal_of,
+    finished_game,
     restore_table,
     restore_tournament,
     rng_state,
     table_snapshot,
-    finished_game,
     tournament_snapshot,
 )
-from server.store import Op, Store
-from server.table import Applied, Changed, Dealt, FinishedGame, Table
+from server.storage.store import Op, Store
+from server.tables.table import Applied, Changed, Dealt, FinishedGame, Table
 from server.tournament.director import Finished, Tournament
-
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,10 @@
 """The lobby: the tables of one server and the requests about them (list, create, join,
 leave, watch, start, act, chat, resume, add_bot, remove_bot, set_seats).
 
-Each handler checks the request, lets the table (:class:`server.table.Table`) change and
-returns a :class:`~server.reply.Reply`: the answer, what the change means for everyone else
+Each handler checks the request, lets the table (:class:`server.tables.table.Table`) change and
+returns a :class:`~server.shell.reply.Reply`: the answer, what the change means for everyone else
 (an outbox), and what follows (a finished game is recorded, an empty table closes). It never
-sends anything itself (see :mod:`server.reply`).
+sends anything itself (see :mod:`server.shell.reply`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 from protocol.errors import ErrorCode
-from protocol.names import name_key
 from protocol.messages import (
     Act,
     AddBot,
@@ -35,20 +34,21 @@ from protocol.messages import (
     Watch,
     Watching,
 )
-from server.auth import new_token, token_hash, token_matches
+from protocol.names import name_key
 from server.config import ServerConfig
-from server.coordination import FinishedGame, TableError
-from server.durability import Durability
 from server.engine import RulesError, check_seats, make_rules, parse_cards
 from server.engine.cards import CardError
 from server.engine.deal import check_deck
-from server.hosted import HostedBots
-from server.identity import house_identity
-from server.quotas import Quotas
-from server.reply import Handlers, Reply
-from server.seating import hand_to_bot, remove_bot, set_seats
-from server.session import ClientSession
-from server.table import Changed, Outbox, Table
+from server.login.auth import new_token, token_hash, token_matches
+from server.login.identity import house_identity
+from server.shell.reply import Handlers, Reply
+from server.shell.session import ClientSession
+from server.storage.durability import Durability
+from server.tables.coordination import FinishedGame, TableError
+from server.tables.hosted import HostedBots
+from server.tables.quotas import Quotas
+from server.tables.seating import hand_to_bot, remove_bot, set_seats
+from server.tables.table import Changed, Outbox, Table
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class Lobby:
 
     ``durable`` gives the journal (the server has one once it started); ``game_over`` is
     told of every finished game, after the answer to the action that finished it; ``changed``,
-    of every table closed (:mod:`server.lobby_watch`)."""
+    of every table closed (:mod:`server.tables.lobby_watch`)."""
 
     def __init__(
         self,
