@@ -347,7 +347,7 @@ def quote_problems(doc: str) -> list[str]:
     problems = []
     text = _squash(doc)
     # (From the source: a compiled module keeps no docstrings.)
-    source = ast.parse((ROOT / "server" / "table.py").read_text(encoding="utf-8"))
+    source = ast.parse((ROOT / "server" / "tables" / "table.py").read_text(encoding="utf-8"))
     functions = {f.name: f for f in source.body if isinstance(f, ast.FunctionDef)}
     rule = ast.get_docstring(functions["default_action"]) or ""
     rule = rule.split("documented in PROTOCOL.md):", 1)[1]
