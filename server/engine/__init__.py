@@ -15,7 +15,7 @@ from .actions import Action, format_action, parse_action
 from .cards import build_deck, format_card, format_cards, parse_card, parse_cards
 from .deal import stack_deck
 from .errors import IllegalAction, IllegalReason, RulesError
-from .events import Event, describe, event_to_dict
+from .events import Event, event_to_dict
 from .game import Game
 from .outcome import GameOutcome
 from .record import Positions, ReplayRecord
@@ -24,16 +24,16 @@ from .series import Series, SeriesTally
 from .view import spectator_view, view_for
 
 __all__ = [
+    "OPTION_NAMES",
+    "PRESETS",
     "Action",
     "Event",
     "Game",
     "GameOutcome",
     "IllegalAction",
     "IllegalReason",
-    "OPTION_NAMES",
-    "Preset",
-    "PRESETS",
     "Positions",
+    "Preset",
     "ReplayRecord",
     "Rules",
     "RulesError",
@@ -41,7 +41,6 @@ __all__ = [
     "SeriesTally",
     "build_deck",
     "check_seats",
-    "describe",
     "event_to_dict",
     "format_action",
     "format_card",

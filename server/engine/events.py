@@ -71,19 +71,3 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = list(value)
         out[name] = value
     return out
-
-
-def describe(event: Event) -> str:
-    """A one-line English description of an event, for logs and simple clients."""
-    d = event_to_dict(event)
-    kind, who = d["kind"], f"seat {d['seat']}"
-    if kind == PLAYED:
-        return f"{who} played {' '.join(d['cards'])} from {d['source'].replace('_', ' ')}"
-    if kind == TOOK:
-        return f"{who} picked up {len(d['cards'])} cards"
-    if kind == BURNED:
-        return f"{who} burned the pile ({d['count']} cards)"
-    if kind == GAME_OVER:
-        return f"game over: places {d['places']}, loser seat {d['loser']}" + (" (capped)" if d["capped"] else "")
-    rest = ", ".join(f"{k}={v}" for k, v in d.items() if k not in ("kind", "seat"))
-    return f"{who} {kind}" + (f" ({rest})" if rest else "")

@@ -301,7 +301,7 @@ class Game(GameState):
         touched = set()
         for c in cards:
             r = RANK[c]
-            groups[r] = groups.get(r, ()) + (c,)
+            groups[r] = (*groups.get(r, ()), c)
             touched.add(r)
         new_rank = False
         for r in touched:

@@ -44,7 +44,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode
-from protocol.messages import GetRecord, GetReplay, GoingAway, Logout, Message
+from protocol.messages import Error, GetRecord, GetReplay, GoingAway, Logout, Message
 from protocol.names import name_key
 from server.config import Limits, ServerConfig
 from server.ladder.challenge_desk import ChallengeDesk
@@ -57,7 +57,7 @@ from server.shell.dispatch import Dispatcher, Fact
 from server.shell.net import lan_addresses
 from server.shell.quiet import AddressLog
 from server.shell.reply import Handlers
-from server.shell.session import ClientSession
+from server.shell.session import ClientSession, Hold
 from server.shell.sweeper import Sweeper
 from server.shell.web import HostNames, WebFiles, WebGate
 from server.storage import challenge_rows, ladder_rows
@@ -110,6 +110,9 @@ class App:
         self.journal: Journal | None = None
         self.held: set[ClientSession] = set()
         """Sessions with output waiting for a commit (each adds itself: the SessionHost interface)."""
+        self.clock: Callable[[], float] = time.monotonic
+        """The sessions' rate limits read the time here (the SessionHost interface; a test
+        moves it on instead of waiting)."""
         self.server: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -211,11 +214,9 @@ class App:
             tournaments=self.tournaments.tournaments,
             counters=self._counters,
             on_commit=self._committed,
-            on_failure=self._storage_failed,
             on_recovery=self._storage_recovered,
         )
         self.journal = durable.journal
-        self.dispatch.save = durable.save
         restored = await self.db(durable.load, grace=self.config.restart_grace)
         last_game = await self.db(store.last_game_id)
         self._restore(restored, last_game)
@@ -320,7 +321,10 @@ class App:
         self.lobby_watch.stop()
         if self.journal is not None:
             self._durable().heartbeat()
-            if not await self.journal.drain(timeout=10.0):
+            try:
+                async with asyncio.timeout(10.0):
+                    await self.journal.drain()
+            except TimeoutError:
                 log.error(
                     "the database could not be written before stopping: the last actions were not "
                     "acknowledged and are not kept"
@@ -330,7 +334,7 @@ class App:
         )
         for s in list(self.sessions):
             s.held.clear()  # (only if the last commit failed: nothing of it was acknowledged)
-            s.send_now(bye)
+            s.send([bye], held=Hold.NOW)
             s.close()
         await self.hosted.stop()
         if self._tasks:
@@ -376,9 +380,6 @@ class App:
         """Whether the database cannot be written now (requests that write are refused)."""
         return self.journal is not None and self.journal.failed is not None
 
-    def _storage_failed(self, exc: BaseException) -> None:
-        """The database cannot be written: play pauses (act and the clocks) until it can."""
-
     def _storage_recovered(self, stalled: float) -> None:
         """Play goes on: the time the database could not be written is given back to the clocks."""
         for t in self.lobby.tables.values():
@@ -390,11 +391,12 @@ class App:
     def connected(self, s: ClientSession) -> None:
         lim = self.config.limits
         if self.stopping:
-            s.error(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            s.send([Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down")])
             s.close()
             return
         if len(self.sessions) >= lim.max_connections or self.per_address[s.address] >= lim.max_connections_per_address:
-            s.error(ErrorCode.TOO_MANY_CONNECTIONS, "too many connections; try again later")
+            text = "too many connections; try again later"
+            s.send([Error(code=ErrorCode.TOO_MANY_CONNECTIONS, message=text)])
             s.close()
             return
         self.sessions.add(s)
@@ -422,8 +424,7 @@ class App:
     # --- delivery
 
     def _save(self, facts: list[Fact]) -> None:
-        """The dispatcher's ``save`` until the server has started (then it calls the journal's
-        directly: it runs on every act)."""
+        """The dispatcher's ``save``: into the journal (there is none before :meth:`start`)."""
         self._durable().save(facts)
 
     def flush(self, out: Outbox) -> None:
@@ -447,7 +448,7 @@ class App:
             try:
                 # The coordinators only ever hold the sessions the shell gave them.
                 assert isinstance(session, ClientSession)
-                session.send_many(msgs)
+                session.send(msgs)
             except Exception:
                 log.exception("delivering to %r failed; the others are delivered", session)
 
@@ -471,15 +472,16 @@ class App:
 
     # --- requests
 
-    def handle(self, s: ClientSession, msg: Message) -> None:
+    def handle(self, s: ClientSession, msg: Message) -> bool:
         """Answer one message that the rate limit let through: exactly one answer (see
         :mod:`server.shell.dispatch`, which also refuses requests that write while the database
-        cannot be written). A failure here never escapes to other sessions."""
+        cannot be written). A failure here never escapes to other sessions. True: it costs no
+        rate-limit token."""
         if self.stopping:
-            s.send_now(GoingAway(reason="the server is stopping", returning=True))
+            s.send([GoingAway(reason="the server is stopping", returning=True)], held=Hold.NOW)
             s.close()
-            return
-        self.dispatch.handle(s, msg)
+            return False
+        return self.dispatch.handle(s, msg)
 
     # --- the TournamentHost interface (server.tournament.service)
 

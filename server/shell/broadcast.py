@@ -1,5 +1,5 @@
 """Encoding the broadcast states of :mod:`server.tables.states` (used by
-:meth:`server.shell.session.ClientSession.send_many`).
+:meth:`server.shell.session.ClientSession.send`).
 
 A change's shared part (header, public view, players) is encoded once, on its first
 recipient, and spliced with each recipient's own entries (:mod:`protocol.splice`); a seat's

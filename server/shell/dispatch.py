@@ -12,7 +12,7 @@ Writes and reads
     whether the answer waits for the journal: the answer to a request that writes, and what it
     caused, is held until the change is committed; the answer to one that reads, and what it
     caused for the requester (a watcher's first ``state``), only stays behind what is held for
-    that session already (:meth:`server.shell.session.ClientSession.send_many`).
+    that session already (:meth:`server.shell.session.ClientSession.send`).
 
 Error handling
     A handler that raises before its answer is out: one ``error`` (its code for a refusal,
@@ -28,11 +28,11 @@ from typing import Any
 
 from protocol.connection import check_version
 from protocol.errors import ErrorCode, RemoteProtocolError
-from protocol.messages import PROTOCOL_VERSION, Hello, LoggedIn, Login, Message, Ping, Pong, StateMode, Welcome
+from protocol.messages import PROTOCOL_VERSION, Error, Hello, LoggedIn, Login, Message, Ping, Pong, StateMode, Welcome
 from protocol.payloads import WelcomeLimits
 from server.config import ServerConfig
 from server.shell.reply import Handlers, Reply
-from server.shell.session import ClientSession
+from server.shell.session import ClientSession, Hold
 from server.storage.journal import STORAGE_RETRY
 from server.tables.coordination import StateOut, TableError
 from server.tables.hosted import Spawn
@@ -80,8 +80,9 @@ class Dispatcher:
         handlers.add(Ping, self._ping, writes=False, before_login=True)
         handlers.add(Login, self._login, writes=False, before_login=True)  # (an account: see _login)
 
-    def handle(self, s: ClientSession, msg: Message) -> None:
+    def handle(self, s: ClientSession, msg: Message) -> bool:
         """Answer ``msg`` of ``s``: exactly one answer, now or when what answers it is done.
+        True: the request costs no rate-limit token (its handler said so: :attr:`Reply.free`).
 
         This runs for every request (an ``act`` most of all), so the steps are written out here
         rather than spread over small methods: find the handler, journal what it changed, then
@@ -95,15 +96,15 @@ class Dispatcher:
             writes = handler.writes
             if writes and self.storage_failed():
                 # Sent at once (ahead of answers that wait for the database): it reveals nothing.
-                s.error(
-                    ErrorCode.STORAGE_FAILED,
+                text = (
                     "the server cannot write to its database (disk full?): "
-                    "play is paused until it can; nothing acknowledged is lost",
-                    getattr(msg, "id", None),
-                    retry_after=STORAGE_RETRY,
-                    now=True,
+                    "play is paused until it can; nothing acknowledged is lost"
                 )
-                return
+                refusal = Error(
+                    id=getattr(msg, "id", None), code=ErrorCode.STORAGE_FAILED, message=text, retry_after=STORAGE_RETRY
+                )
+                s.send([refusal], held=Hold.NOW)
+                return False
             reply = handler.run(s, msg)
             out = reply.out
             if out is not None and out.saves:
@@ -114,11 +115,9 @@ class Dispatcher:
         except Exception as exc:
             if reply is not None and reply.later is not None:
                 reply.later.close()  # never started: it answers nothing
-            self._refuse(s, msg.TYPE, getattr(msg, "id", None), exc, unheld=not writes)
-            return
+            self._refuse(s, msg.TYPE, getattr(msg, "id", None), exc, held=Hold.BEHIND if not writes else Hold.COMMIT)
+            return False
         # From here on the request is answered: what fails is logged, not answered again.
-        if reply.free:
-            s.refund()
         if out is not None and out.lobby:
             self.lobby_changed()
         answer = reply.answer
@@ -126,25 +125,28 @@ class Dispatcher:
             if reply.later is not None:
                 if out is not None:
                     self.send(out)
-                self._answer_later(s, msg.TYPE, getattr(msg, "id", None), reply.later, unheld=not writes)
+                self._answer_later(
+                    s, msg.TYPE, getattr(msg, "id", None), reply.later, held=Hold.COMMIT if writes else Hold.BEHIND
+                )
             elif not writes:
                 self._send_read(s, answer, out)
             elif answer is None:
                 if out is not None:
                     self.send(out)
             elif out is None:
-                s.send(answer)
+                s.send([answer])
             else:
-                out.items.insert(0, (s, answer))  # (Outbox.answer: the answer first, then what it caused)
+                out.answer(s, answer)
                 self.send(out)
         except Exception:
             log.exception("delivering the answer to request %s of %r failed", getattr(msg, "id", None), s)
         if reply.after:
             self._follow_up(reply.after)
+        return reply.free
 
     def _send_read(self, s: ClientSession, answer: Message | None, out: Outbox | None) -> None:
         """Deliver the answer of a request that only read, and what it caused: the requester's
-        part unheld (behind what is held for it already), the others' as usual."""
+        part behind what is held for it already (:attr:`Hold.BEHIND`), the others' as usual."""
         mine: list[Message | StateOut] = [] if answer is None else [answer]
         if out is not None and out.items:
             others = Outbox()
@@ -156,29 +158,25 @@ class Dispatcher:
             if others.items:
                 self.send(others)
         if mine:
-            s.send_many(mine, unheld=True)
+            s.send(mine, held=Hold.BEHIND)
 
-    def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception, *, unheld: bool) -> None:
-        """The one answer to a request that failed before it was answered (``unheld``: the
-        request only reads, so its refusal waits for no commit)."""
+    def _refuse(self, s: ClientSession, what: str, request_id: int | None, exc: Exception, *, held: Hold) -> None:
+        """The one answer to a request that failed before it was answered (``held``:
+        :attr:`Hold.BEHIND` when the request only reads, so its refusal waits for no commit)."""
         if isinstance(exc, TableError):
-            s.error(
-                exc.code,
-                exc.message,
-                request_id,
+            refusal = Error(
+                id=request_id,
+                code=exc.code,
+                message=exc.message,
                 reason=exc.reason,
                 retry_after=exc.retry_after,
                 suggestion=exc.suggestion,
-                unheld=unheld,
             )
         else:
             log.error("internal error while handling %s from %r", what, s, exc_info=exc)
-            s.error(
-                ErrorCode.INTERNAL_ERROR,
-                "the server failed on this request; it was not applied",
-                request_id,
-                unheld=unheld,
-            )
+            text = "the server failed on this request; it was not applied"
+            refusal = Error(id=request_id, code=ErrorCode.INTERNAL_ERROR, message=text)
+        s.send([refusal], held=held)
 
     @staticmethod
     def _unhandled(s: ClientSession, msg: Message) -> TableError:
@@ -233,7 +231,7 @@ class Dispatcher:
         request_id: int | None,
         answering: Coroutine[Any, Any, Message | None],
         *,
-        unheld: bool,
+        held: Hold,
     ) -> None:
         """Run ``answering`` as a task and send what it returns as the one answer (its failure:
         one error). What ``s`` sends meanwhile waits in its backlog, then goes in order
@@ -245,10 +243,10 @@ class Dispatcher:
                 try:
                     answer = await answering
                 except Exception as exc:
-                    self._refuse(s, what, request_id, exc, unheld=unheld)
+                    self._refuse(s, what, request_id, exc, held=held)
                     return
                 if answer is not None:
-                    s.send_many([answer], unheld=unheld)
+                    s.send([answer], held=held)
             finally:
                 s.answered()
 

@@ -17,7 +17,7 @@ Whether a request writes is declared once, where its handler is registered
 that writes is refused with ``STORAGE_FAILED`` while the database cannot be written, and its
 answer (and what it caused) is held until the journal has committed; the answer to a request
 that only reads is never held for the journal, only kept behind what is held for its session
-already (see :meth:`server.shell.session.ClientSession.send_many`).
+already (see :meth:`server.shell.session.ClientSession.send`).
 """
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ Transports
     into JSON lines for the same :class:`Connection`, and the session's output back into frames.
 
 Resource handling
-    * Output that tells of a change is held until the journal has committed that change
-      (:meth:`ClientSession._write`, :meth:`ClientSession.release`). The answers to requests
-      that only read are not held for the journal (``unheld``), only kept behind what is held
-      for this session already, so that nothing overtakes what it was told before;
-      ``send_now`` sends ahead of everything, for what reveals nothing (``going_away``).
+    * Everything goes out through :meth:`ClientSession.send`, which says how it waits
+      (:class:`Hold`): output that tells of a change is held until the journal has committed
+      that change (:meth:`ClientSession.release`); the answers to requests that only read wait
+      for no commit, only behind what is held for this session already, so that nothing
+      overtakes what it was told before; what reveals nothing (``going_away``, a refusal for
+      a full disk) goes ahead of everything.
     * A connection whose unsent output passes ``max_output_buffer`` is aborted: it reads too
       slowly; its seat waits for a reconnect or its clock. Every byte counts, the web door's
       own answers too (pongs, closing frames, files): a client that sends pings and never reads
@@ -28,32 +29,33 @@ Errors
     per address at most), and nothing is sent on a connection that a fatal error closed.
 
 Rate limit (the error path included)
-    Every message costs a token of a bucket (``rate_burst`` tokens, ``rate_per_second`` more
-    each second); the messages decoded before a malformed frame pay like any other. A message
-    that finds the bucket empty is refused with ``RATE_LIMITED``, and each refusal costs a token
-    of a second bucket of the same size and rate. When that one is empty too, the connection is
-    not read from until a refusal is paid for again: the messages already read wait, in order,
-    and are then admitted or refused one by one. So a client that ignores ``retry_after``
-    cannot get frames (answers, refusals or other errors) out of the server faster than twice
-    the rate limit, nor make it work faster than that for it, while every request still gets
-    exactly one answer.
+    Every message pays the connection's :class:`~server.shell.rate_limit.RateLimit` (two token
+    buckets, ``rate_burst`` tokens, ``rate_per_second`` more each second); the messages decoded
+    before a malformed frame pay like any other. A refused message is answered with
+    ``RATE_LIMITED``; when not even a refusal can be paid for, the connection is not read from
+    until one can: the messages already read wait, in order, and are then admitted or refused
+    one by one. So a client that ignores ``retry_after`` cannot get frames (answers, refusals
+    or other errors) out of the server faster than twice the rate limit, nor make it work
+    faster than that for it, while every request still gets exactly one answer. A request that
+    the host says cost nothing (an applied ``act``) gets its token back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Protocol, cast
 
 from protocol.connection import Connection, ConnectionState, Mode
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.messages import Message
+from protocol.messages import Error, Message, error_from
 from server.config import Limits
 from server.shell.broadcast import shared_encoding
 from server.shell.quiet import AddressLog
+from server.shell.rate_limit import RateLimit, Verdict
 from server.shell.web import WebGate, starts_http
 from server.storage.journal import Journal
 from server.tables.coordination import StateOut
@@ -61,11 +63,34 @@ from server.tables.coordination import StateOut
 log = logging.getLogger(__name__)
 
 
+class Hold(Enum):
+    """How what :meth:`ClientSession.send` is given waits before it is written."""
+
+    COMMIT = "commit"
+    """It tells of a change: written once the journal has committed that change, in order with
+    everything else held for the session (the default)."""
+    BEHIND = "behind"
+    """It answers a request that only read: it waits for no commit, only behind what is held
+    for this session already (released with the last of it), so that a client never learns
+    from a later answer what an earlier held message tells. It may show a change that the
+    journal has not committed yet (another player's move a moment ago); what waits for the
+    commit is that change's acknowledgement, not the news of it. This is what lets a client
+    connect, log in and look around while the database cannot be written."""
+    NOW = "now"
+    """Ahead of everything held: it must reveal nothing uncommitted (``going_away``, a refusal
+    that the database cannot be written)."""
+
+
 class SessionHost(Protocol):
     """What a session needs of the server it belongs to."""
 
     @property
     def limits(self) -> Limits: ...
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """Monotonic seconds, for the rate limit."""
+        ...
 
     @property
     def journal(self) -> Journal | None:
@@ -85,8 +110,10 @@ class SessionHost(Protocol):
 
     def disconnected(self, s: ClientSession) -> None: ...
 
-    def handle(self, s: ClientSession, msg: Message) -> None:
-        """Answer ``msg``, which the rate limit let through (exactly one answer)."""
+    def handle(self, s: ClientSession, msg: Message) -> bool:
+        """Answer ``msg``, which the rate limit let through (exactly one answer). True: the
+        request costs no rate-limit token (an applied ``act``: the turn order paces those, so
+        bots may play as fast as the game goes)."""
         ...
 
     @property
@@ -132,11 +159,7 @@ class ClientSession(asyncio.Protocol):
         now = time.monotonic()
         self.connected_at = now
         self.last_active = now
-        self.tokens = float(lim.rate_burst)
-        self.refusals = float(lim.rate_burst)
-        """The second bucket: what refusals may still cost before reading pauses."""
-        self.refilled = now
-        self.refusals_refilled = now
+        self.rate = RateLimit(lim.rate_per_second, lim.rate_burst, host.clock())
         # What was read while reading is paused for refusals (a fatal protocol error last).
         self.deferred: list[Message | RemoteProtocolError] = []
         self._resume: asyncio.TimerHandle | None = None
@@ -243,12 +266,12 @@ class ClientSession(asyncio.Protocol):
                 # Answered in order once the pending answer is out; the rate limit bounds the list.
                 self.backlog.append(msg)
             else:
-                self.host.handle(self, msg)
+                self._handle(msg)
 
     def _fail(self, exc: RemoteProtocolError) -> None:
         """Report the client's protocol error (its last answer) and close."""
         if self.conn.state is ConnectionState.CLOSING:
-            self._write(self.conn.report(exc))
+            self.send([error_from(exc)])
         self.close()
 
     def answered(self) -> None:
@@ -262,14 +285,18 @@ class ClientSession(asyncio.Protocol):
                 backlog.clear()
                 self._fail(item)
             else:
-                self.host.handle(self, item)
+                self._handle(item)
+
+    def _handle(self, msg: Message) -> None:
+        if self.host.handle(self, msg):
+            self.rate.refund()
 
     def _pause(self, rest: Sequence[Message | RemoteProtocolError]) -> None:
         """Stop reading until a refusal is paid for; ``rest`` waits for then."""
         self.deferred = list(rest)
         if self.transport is not None:
             self.transport.pause_reading()
-        wait = (1.0 - self.refusals) / self.limits.rate_per_second
+        wait = self.rate.pause_for()
         log.debug(
             "%r floods (refused more than %d messages): not read from for %.3f s", self, self.limits.rate_burst, wait
         )
@@ -283,57 +310,34 @@ class ClientSession(asyncio.Protocol):
             self.transport.resume_reading()
 
     def _allow(self, msg: Message) -> bool | None:
-        """Token bucket: ``rate_per_second`` sustained, ``rate_burst`` at once. True: go on;
-        False: refused (answered with ``RATE_LIMITED``); None: not even a refusal can be paid
-        for now (the caller pauses, see the module docstring)."""
-        lim = self.limits
-        now = time.monotonic()
-        tokens = self.tokens + (now - self.refilled) * lim.rate_per_second
-        if tokens > lim.rate_burst:
-            tokens = float(lim.rate_burst)
-        self.refilled = now
-        if tokens >= 1.0:
-            self.tokens = tokens - 1.0
+        """True: go on; False: refused (answered with ``RATE_LIMITED``); None: not even a
+        refusal can be paid for now (the caller pauses, see the module docstring)."""
+        verdict = self.rate.admit(self.host.clock())
+        if verdict is Verdict.ADMIT:
             return True
-        self.tokens = tokens
-        # The refusals' bucket fills at the same rate; it is only looked at (and brought up to
-        # date, from its own timestamp) when a refusal is due, which gives the same value.
-        refusals = self.refusals + (now - self.refusals_refilled) * lim.rate_per_second
-        self.refusals_refilled = now
-        if refusals > lim.rate_burst:
-            refusals = float(lim.rate_burst)
-        if refusals < 1.0:
-            self.refusals = refusals
+        if verdict is Verdict.PAUSE:
             return None
-        self.refusals = refusals - 1.0
-        wait = max(0.001, math.ceil((1.0 - tokens) / lim.rate_per_second * 1000) / 1000)
-        self.error(
-            ErrorCode.RATE_LIMITED, f"too many messages: wait {wait} s", getattr(msg, "id", None), retry_after=wait
-        )
+        wait = self.rate.retry_after()
+        text = f"too many messages: wait {wait} s"
+        self.send([Error(id=getattr(msg, "id", None), code=ErrorCode.RATE_LIMITED, message=text, retry_after=wait)])
         return False
-
-    def refund(self) -> None:
-        """Give back the token of the message just handled (an applied ``act``: the turn order
-        paces those, so bots may play as fast as the game goes)."""
-        self.tokens = min(float(self.limits.rate_burst), self.tokens + 1.0)
 
     # --- sending
 
-    def send(self, msg: Message) -> None:
-        self.send_many([msg])
-
-    def send_many(self, msgs: Sequence[Message | StateOut], *, unheld: bool = False) -> None:
-        """Encode ``msgs`` and write them with one call (one system call, not one each).
+    def send(self, messages: Sequence[Message | StateOut], *, held: Hold = Hold.COMMIT) -> None:
+        """Encode ``messages`` and write them with one call (one system call, not one each), as
+        ``held`` says (:class:`Hold`). The only way anything is sent to a client.
 
         A broadcast :class:`~server.tables.coordination.StateOut` is spliced from its change's
-        shared encoding (:mod:`server.shell.broadcast`); other messages are validated and encoded whole.
-        ``unheld``: they answer a request that only read (see :meth:`_write`).
+        shared encoding (:mod:`server.shell.broadcast`); other messages are validated and
+        encoded whole. An invalid message is a bug of ours: logged, not sent. A fatal
+        ``error`` closes the connection once it is out; nothing is sent after it.
         """
         if self.closing or self.transport is None or self.conn.state is ConnectionState.CLOSED:
             return  # (after a fatal error nothing more is said)
         chunks = []
         conn = self.conn
-        for msg in msgs:
+        for msg in messages:
             try:
                 if type(msg) is StateOut:
                     # (the change's encoding is made once, by its first recipient; the seat's
@@ -346,69 +350,25 @@ class ClientSession(asyncio.Protocol):
                     assert not isinstance(msg, StateOut)
                     chunks.append(conn.send(msg))
             except LocalProtocolError:
+                if conn.state is ConnectionState.CLOSED:
+                    break  # (a fatal error went out just before)
                 log.exception("refusing to send an invalid message to %r", self)
         if chunks:
-            self._write(chunks[0] if len(chunks) == 1 else b"".join(chunks), unheld)
-
-    def send_now(self, msg: Message) -> None:
-        """Send ``msg`` ahead of anything held for a commit (it must reveal no uncommitted state)."""
-        if self.closing or self.transport is None:
-            return
-        try:
-            self._put(self.conn.send(msg))
-        except LocalProtocolError:
-            log.debug("not sending %s to %r: connection is %s", msg.TYPE, self, self.conn.state)
-
-    def error(
-        self,
-        code: ErrorCode,
-        message: str,
-        request_id: int | None = None,
-        *,
-        retry_after: float | None = None,
-        reason: str | None = None,
-        table: int | None = None,
-        suggestion: str | None = None,
-        now: bool = False,
-        unheld: bool = False,
-    ) -> None:
-        """Send an ``error``: held like other output, unless ``unheld`` (it refuses a request
-        that only read: see :meth:`_write`) or ``now`` (ahead of everything held: it must reveal
-        nothing). A fatal code closes."""
-        if self.closing or self.transport is None:
-            return
-        try:
-            data = self.conn.send_error(
-                code, message, request_id, retry_after=retry_after, reason=reason, table=table, suggestion=suggestion
-            )
-        except LocalProtocolError:
-            # The connection is past the point of sending (e.g. it already sent a fatal error).
-            log.debug("not sending %s to %r: connection is %s", code, self, self.conn.state)
-            self.close()
-            return
-        if now:
-            self._put(data)
-        else:
-            self._write(data, unheld)
-        if self.conn.state is ConnectionState.CLOSED:
+            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            if held is Hold.NOW:
+                self._put(data)
+            else:
+                self._hold_or_put(data, held)
+        if conn.state is ConnectionState.CLOSED:
             self.close()  # a fatal error (after a bad frame, the messages before it are answered first)
 
-    def _write(self, data: bytes, unheld: bool = False) -> None:
-        """Write ``data``, or hold it while what it may tell is not committed yet.
-
-        ``unheld``: ``data`` answers a request that only read, so it waits for no commit, only
-        behind what is held for this session already (released with the last of it): a client
-        never learns from a later answer what an earlier held message tells. It may show a
-        change that the journal has not committed yet (another player's move a moment ago);
-        what waits for the commit is that change's acknowledgement, not the news of it. This is
-        what lets a client connect, log in and look around while the database cannot be written
-        (its requests that write are refused with ``STORAGE_FAILED`` then)."""
-        if self.transport is None or self.closing:
-            return
-        if unheld:
-            held = self.held
-            if held:
-                held.append((held[-1][0], data))
+    def _hold_or_put(self, data: bytes, held: Hold) -> None:
+        """Write ``data``, or hold it while what it may tell is not committed yet (``held`` is
+        :attr:`Hold.COMMIT` or :attr:`Hold.BEHIND`)."""
+        if held is Hold.BEHIND:
+            waiting = self.held
+            if waiting:
+                waiting.append((waiting[-1][0], data))
             else:
                 self._put(data)
             return

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 
 from protocol.errors import ErrorCode
+from protocol.messages import Error
 from server.config import ServerConfig
 from server.shell.session import ClientSession
 from server.tables.coordination import FinishedGame
@@ -52,10 +53,11 @@ class Sweeper:
             try:
                 # (not while a login read in time is being checked: its answer comes first)
                 if not s.logged_in and not s.waiting and now - s.connected_at > lim.handshake_timeout:
-                    s.error(ErrorCode.HANDSHAKE_TIMEOUT, "no hello and login in time")
+                    s.send([Error(code=ErrorCode.HANDSHAKE_TIMEOUT, message="no hello and login in time")])
                     s.close()
                 elif now - s.last_active > lim.idle_timeout:
-                    s.error(ErrorCode.IDLE_TIMEOUT, "no message for too long (send ping to stay)")
+                    text = "no message for too long (send ping to stay)"
+                    s.send([Error(code=ErrorCode.IDLE_TIMEOUT, message=text)])
                     s.close()
             except Exception:
                 log.exception("sweeping %r failed; the other connections are swept", s)

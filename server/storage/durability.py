@@ -89,16 +89,13 @@ class Durability:
         tournaments: dict[int, Tournament],
         counters: Callable[[], dict[str, int]],
         on_commit: Callable[[int], None],
-        on_failure: Callable[[BaseException], None],
         on_recovery: Callable[[float], None],
     ) -> None:
         self.store = store
         self.tables = tables
         self.tournaments = tournaments
         self.counters = counters
-        self.journal = Journal(
-            store, thread, collect=self._collect, on_commit=on_commit, on_failure=on_failure, on_recovery=on_recovery
-        )
+        self.journal = Journal(store, thread, collect=self._collect, on_commit=on_commit, on_recovery=on_recovery)
         self._changed: dict[int, Table | None] = {}
         self._changed_tournaments: set[int] = set()
         self._counters_written: dict[str, int] = {}

@@ -12,7 +12,8 @@ back until it is (:class:`server.shell.app.ClientSession` asks :attr:`Journal.ba
   is in flight: what is written meanwhile waits in the next open batch, so under load one
   commit carries the actions of many passes.
 * When a batch is committed, ``on_commit(number)`` releases the messages held for it.
-* When a commit fails (a full disk), the batch is kept, ``on_failure`` is called once, and the
+* When a commit fails (a full disk), the batch is kept, :attr:`failed` is set (the server refuses
+  requests that write and stops the clocks while it is), ``on_failure`` is called once, and the
   batch (with everything written since) is tried again every ``retry_interval`` seconds;
   ``on_recovery(seconds stalled)`` is called when it goes through. Nothing is lost meanwhile,
   and nothing that depends on it has been sent.
@@ -49,7 +50,6 @@ class Journal:
         *,
         collect: Callable[[], list[Op]],
         on_commit: Callable[[int], None],
-        on_failure: Callable[[BaseException], None],
         on_recovery: Callable[[float], None],
         retry_interval: float = 1.0,
     ) -> None:
@@ -57,7 +57,9 @@ class Journal:
         self.thread = thread
         self.collect = collect
         self.on_commit = on_commit
-        self.on_failure = on_failure
+        self.on_failure: Callable[[BaseException], None] = lambda exc: None
+        """Called once when commits start failing (tests watch it; the journal logs it and the
+        server reads :attr:`failed`: requests that write are refused, the clocks wait)."""
         self.on_recovery = on_recovery
         self.retry_interval = retry_interval
         self.committed = 0
@@ -100,17 +102,12 @@ class Journal:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._seal)
 
-    async def drain(self, timeout: float | None = None) -> bool:
-        """Wait until everything written so far is committed; False if ``timeout`` passed first
-        (the database cannot be written)."""
+    async def drain(self) -> None:
+        """Wait until everything written so far is committed (for ever while the database
+        cannot be written: the caller bounds the wait with ``asyncio.timeout``)."""
         if self._open and self._flight is None:
             self._seal()
-        try:
-            async with asyncio.timeout(timeout):
-                await self._idle.wait()
-        except TimeoutError:
-            return False
-        return True
+        await self._idle.wait()
 
     def _take(self) -> list[Op]:
         ops = self._ops + self.collect()

@@ -31,6 +31,7 @@ from typing import Any
 from protocol.messages import GameOver
 from protocol.names import name_key
 from server.engine import Game, SeriesTally, format_card, make_rules, parse_action, parse_card
+from server.engine.game import SETUP
 from server.login.identity import GUEST, account_identity, house_identity
 from server.tables.table import Seat, Table
 from server.tournament.director import Finished, Participant, Settings, Tournament
@@ -248,7 +249,7 @@ def _replay(
             st.bank = bank
             if timeout and n >= seen:
                 st.timeouts += 1
-        if game.phase != "setup":
+        if game.phase != SETUP:
             turn_t = at
     if game.is_over() != over:
         raise RestoreError(f"table {t.id}: the game {'is not' if over else 'is'} over after its actions")

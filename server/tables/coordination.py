@@ -1,6 +1,7 @@
-"""The vocabulary the pure coordinators (:mod:`server.tables.table`, :mod:`server.tables.lobby`, the
-tournament service) share with the asyncio shell: the session they see, refusals, broadcast
-states and finished games (their outbox is :class:`server.tables.table.Outbox`).
+"""The vocabulary that the pure coordinator of a table (:mod:`server.tables.table`) shares with
+the request modules (the lobby, tournaments, the ladder) and the asyncio shell: the session it
+sees, refusals, broadcast states and finished games (its outbox is
+:class:`server.tables.table.Outbox`).
 
 Nothing here encodes, awaits or reads a clock. A broadcast ``state`` is described once per
 change (:class:`StateChange`) and once per recipient (:class:`StateOut`); the shell
@@ -82,7 +83,7 @@ class StateChange:
 
     ``wire`` is the shell's: the shared encoding, made once for all recipients."""
 
-    __slots__ = ("common", "public", "players", "wire")
+    __slots__ = ("common", "players", "public", "wire")
 
     def __init__(self, common: dict[str, Any], public: dict[str, Any], players: list[PlayerEntry]) -> None:
         self.common = common

@@ -250,8 +250,7 @@ class Lobby:
     def _start(self, s: ClientSession, msg: Start) -> Reply:
         out = Outbox()
         t = self.table(msg.table)
-        t.start(s, out, time.monotonic(), self.next_game_id)
-        self.next_game_id += 1
+        t.start(s, out, time.monotonic(), self.new_game_id())
         return Reply(Ok(id=msg.id), out)
 
     def _act(self, s: ClientSession, msg: Act) -> Reply:

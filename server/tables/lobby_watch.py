@@ -10,7 +10,7 @@ most one every :data:`COALESCE` seconds however busy the server is. ``unwatch_lo
 connection's end) stops it.
 
 Like ``list_tables`` the push is a read: it waits for no commit of the journal, only behind what
-is held for its connection already (:meth:`server.shell.session.ClientSession.send_many`).
+is held for its connection already (:meth:`server.shell.session.ClientSession.send`).
 
 What changes the list is reported by :meth:`LobbyWatch.changed`, called by the shell for every
 outbox a table marked (:attr:`server.tables.table.Outbox.lobby`) and by the lobby for a table closed.
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from protocol.messages import LobbyUpdate, Ok, Tables, UnwatchLobby, WatchLobby
 from protocol.payloads import TableSummary
 from server.shell.reply import Handlers, Reply
-from server.shell.session import ClientSession
+from server.shell.session import ClientSession, Hold
 
 __all__ = ["COALESCE", "LobbyWatch"]
 
@@ -81,6 +81,6 @@ class LobbyWatch:
                 self.followers.discard(s)
                 continue
             try:
-                s.send_many([msg], unheld=True)
+                s.send([msg], held=Hold.BEHIND)
             except Exception:
                 log.exception("pushing the lobby to %r failed; the others get it", s)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.payloads import Event
-from server.engine.actions import Action
+from server.engine.actions import Action, parse_action
 from server.tables.coordination import SeatPart, Session
 
 
@@ -39,6 +39,9 @@ class Seat:
     drops: int = 0
     """Times this seat's connection went away."""
     bank: float = 0.0
+    # What this seat may do, as of the states sent to it: written by note_legal and note_sent
+    # (the states' builder), read by is_stale and action_of (the table's act). The staleness
+    # rule lives in those four methods and nowhere else.
     acted_seq: int = 0
     """Seq of the latest state that changed what this seat may do, or followed its own act."""
     legal: tuple[Action, ...] = ()
@@ -51,3 +54,26 @@ class Seat:
     waiting: list[Event] = field(default_factory=list)
     """Events not yet sent to a seat whose connection asked for turn states (they go out, in
     order, with its next state); empty for any other seat."""
+
+    def note_legal(self, seq: int, legal: tuple[Action, ...], acted: bool) -> None:
+        """State ``seq`` says this seat may do ``legal`` (``acted``: it follows the seat's own
+        act). An act naming an older seq than such a state is stale (:meth:`is_stale`)."""
+        if legal != self.legal or acted:
+            self.legal = legal
+            self.acted_seq = seq
+
+    def note_sent(self, texts: list[str], legal: tuple[Action, ...]) -> None:
+        """The seat's own part of a state went out with ``texts``, the texts of ``legal``."""
+        self.sent = (texts, legal)
+
+    def is_stale(self, seq: int, latest: int) -> bool:
+        """Whether an act naming state ``seq`` is stale (the table's latest is ``latest``): it
+        predates the last change of what this seat may do, or is from the future."""
+        return not self.acted_seq <= seq <= latest
+
+    def action_of(self, text: str) -> Action:
+        """The action ``text`` names. Nearly always one of the legal texts last sent: its tuple
+        is taken as is (the engine's fast path); anything else is parsed (the engine checks it
+        in full either way). Raises ``IllegalAction`` for a text that names no action."""
+        texts, tuples = self.sent
+        return tuples[texts.index(text)] if text in texts else parse_action(text)

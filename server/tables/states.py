@@ -119,8 +119,8 @@ class StateBuilder:
         """Every seat's own state and the watchers' (in seat order, then the watchers), added
         to ``out`` (an outbox's items).
 
-        Also notes in each seat what it was last sent (its legal actions, and ``acted_seq``
-        when what it may do changed or it acted itself: see :class:`server.tables.table.Table`).
+        Also notes in each seat what it may do as of this state (:meth:`Seat.note_legal`,
+        :meth:`Seat.note_sent`), which the table's ``act`` judges staleness by.
         ``turn_ends``: when the clock of a seat to act runs out, before its bank."""
         players = self.players(game, seats)
         public = public_view(game, players=[])
@@ -143,9 +143,7 @@ class StateBuilder:
             # Only seats in to_act have legal actions; asking for the others would also evict
             # the engine's one-entry cache, which apply() then needs for the seat to act.
             legal: tuple[Action, ...] = game.legal_actions(i) if i in to_act else ()
-            if legal != s.legal or i == acted:
-                s.legal = legal
-                s.acted_seq = seq
+            s.note_legal(seq, legal, i == acted)
             session = s.session
             if session is None:
                 continue
@@ -167,7 +165,7 @@ class StateBuilder:
                 own_part = seat_part(game, i, legal)
                 part = s.part = SeatPart(own_part)
                 s.part_key = key
-                s.sent = (own_part["legal"], legal)
+                s.note_sent(own_part["legal"], legal)
             own = {"deadline": left[i]} if i in left else {}
             out.append((session, StateOut(seat_change, own, part)))
         if watchers:

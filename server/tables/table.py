@@ -34,7 +34,6 @@ from server.engine import (
     Rules,
     Series,
     format_action,
-    parse_action,
 )
 from server.engine.actions import Action
 from server.engine.events import Event, event_to_dict
@@ -506,13 +505,10 @@ class Table:
             raise TableError(ErrorCode.NOT_STARTED, "no game is running at this table")
         s = self.seats[seat]
         assert s is not None
-        if not s.acted_seq <= seq <= self.seq:
+        if s.is_stale(seq, self.seq):
             raise TableError(ErrorCode.STALE_SEQ, f"seq {seq} is stale: the latest state for you is {self.seq}")
         try:
-            # The text is nearly always one of the legal texts just sent: take its tuple as
-            # is (the engine's fast path); anything else is parsed and checked in full.
-            texts, tuples = s.sent
-            action = tuples[texts.index(text)] if text in texts else parse_action(text)
+            action = s.action_of(text)
             events = game.apply(seat, action)
         except IllegalAction as exc:
             s.illegal += 1
@@ -550,7 +546,7 @@ class Table:
         if extra:
             dicts = extra + dicts
         # A new turn starts when the seat to act changed (in setup everyone's clock runs on).
-        if game.phase != "setup":
+        if game.phase != SETUP:
             self.turn_started = now
         self._broadcast(dicts, out, now, acted=seat)
         if game.is_over():

@@ -16,7 +16,7 @@ import pytest
 from client.house import HouseBots
 from protocol.messages import LobbyUpdate, Message
 from server.shell.app import App
-from server.shell.session import ClientSession
+from server.shell.session import ClientSession, Hold
 from server.tables.lobby_watch import LobbyWatch
 from tests.server.client import TestClient
 from tests.server.waiting import until_loop, until_server
@@ -84,8 +84,8 @@ class Follower:
     def __init__(self) -> None:
         self.got: list[Message] = []
 
-    def send_many(self, msgs: list[Message], *, unheld: bool = False) -> None:
-        assert unheld  # a read's answer: it waits for no commit
+    def send(self, msgs: list[Message], *, held: Hold = Hold.COMMIT) -> None:
+        assert held is Hold.BEHIND  # a read's answer: it waits for no commit
         self.got.extend(msgs)
 
 
