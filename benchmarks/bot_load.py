@@ -40,7 +40,8 @@ async def one_round(source: Path, tmp: Path, args: argparse.Namespace) -> dict[s
     """Start the server of ``source``, load it with bot tables, and time the pings."""
     cmd = [sys.executable, "-m", "server", "--host", HOST, "--port", "0", "--db", str(tmp / "bot_load.sqlite3")]
     cmd += ["--no-advertise", "--no-web", "--log-level", "WARNING"]
-    proc = subprocess.Popen(cmd, cwd=source, stdout=subprocess.PIPE, text=True)
+    # (before anything is measured: blocking the loop while the server starts is harmless)
+    proc = subprocess.Popen(cmd, cwd=source, stdout=subprocess.PIPE, text=True)  # noqa: ASYNC220
     try:
         assert proc.stdout is not None
         m = re.search(r":(\d+)\b", proc.stdout.readline())

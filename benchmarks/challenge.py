@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.sdk import Client  # noqa: E402
-from protocol.messages import Challenge, ChallengeOver, ChallengeStatus  # noqa: E402
+from client.sdk import Client
+from protocol.messages import Challenge, ChallengeOver, ChallengeStatus
 
 HOST = "127.0.0.1"
 

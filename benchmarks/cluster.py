@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.tournament import plan_of  # noqa: E402
-from client.tournament.organiser import Plan, Progress, run  # noqa: E402
+from benchmarks.tournament import plan_of
+from client.tournament.organiser import Plan, Progress, run
 
 
 def timed(plan: Plan, out: Path, *, workers: int | None = 1, ray_address: str | None = None) -> float:

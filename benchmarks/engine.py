@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.engine import Game, Rules, make_rules, preset_names  # noqa: E402
-from server.engine.policies import greedy_policy  # noqa: E402
+from server.engine import Game, Rules, make_rules, preset_names
+from server.engine.policies import greedy_policy
 
 Runner = Callable[[Rules, int, int, int], tuple[int, float]]
 """A benchmark loop: ``(rules, players, games, seed) -> (actions, seconds)``."""

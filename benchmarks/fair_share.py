@@ -181,7 +181,8 @@ async def run(args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="fair-share-"))
     cmd = [sys.executable, "-m", "server", "--host", HOST, "--port", "0", "--db", str(tmp / "fair.sqlite3")]
     cmd += ["--no-advertise", "--no-web", "--log-level", "WARNING"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    # (before anything is measured: blocking the loop while the server starts is harmless)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)  # noqa: ASYNC220
     try:
         assert proc.stdout is not None
         m = re.search(r":(\d+)\b", proc.stdout.readline())

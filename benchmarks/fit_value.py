@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from client.bots.value import FEATURES, features  # noqa: E402
-from server.engine import Game, make_rules  # noqa: E402
-from server.engine.policies import greedy_policy, keep_values  # noqa: E402
+from client.bots.value import FEATURES, features
+from server.engine import Game, make_rules
+from server.engine.policies import greedy_policy, keep_values
 
 SEATS = 4
 

@@ -27,10 +27,10 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.framing import FRAME_HEADER as _HDR  # noqa: E402
-from server.config import Limits, ServerConfig  # noqa: E402
-from server.engine import format_action  # noqa: E402
-from server.shell.app import App, ClientSession  # noqa: E402
+from protocol.framing import FRAME_HEADER as _HDR
+from server.config import Limits, ServerConfig
+from server.engine import format_action
+from server.shell.app import App, ClientSession
 
 
 class FakeTransport:
@@ -101,7 +101,8 @@ async def build(tables: int, turn_states: bool = False) -> tuple[App, list[list[
             s.data_received(frame(hello))
             s.data_received(frame({"type": "login", "id": 2, "name": f"t{t}p{i}", "guest": True}))
             seats.append((s, tr))
-        while not all(s.logged_in for s, _ in seats):  # logins run as tasks
+        # (one turn of the loop at a time: no event tells of a login here)
+        while not all(s.logged_in for s, _ in seats):  # noqa: ASYNC110
             await asyncio.sleep(0)
         owner = seats[0][0]
         owner.data_received(

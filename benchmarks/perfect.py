@@ -27,12 +27,12 @@ from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.bots.determinize import Determinizer  # noqa: E402
-from client.bots.ismcts import ISMCTSBot  # noqa: E402
-from client.bots.tracker import CardTracker  # noqa: E402
-from protocol.payloads import View  # noqa: E402
-from server.engine import Game  # noqa: E402
-from server.engine.position import game_from  # noqa: E402
+from client.bots.determinize import Determinizer
+from client.bots.ismcts import ISMCTSBot
+from client.bots.tracker import CardTracker
+from protocol.payloads import View
+from server.engine import Game
+from server.engine.position import game_from
 
 __all__ = ["HandsBot", "Oracle", "PerfectBot", "TrueDeal", "TrueHands"]
 

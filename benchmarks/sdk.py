@@ -24,13 +24,13 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.connection import Connection, Role  # noqa: E402
-from protocol.examples import EXAMPLES  # noqa: E402
-from protocol.framing import encode_frame  # noqa: E402
-from protocol.messages import State, encode_message  # noqa: E402
-from server.engine import Game, event_to_dict, make_rules  # noqa: E402
-from server.engine.policies import greedy_policy  # noqa: E402
-from server.engine.view import view_for  # noqa: E402
+from protocol.connection import Connection, Role
+from protocol.examples import EXAMPLES
+from protocol.framing import encode_frame
+from protocol.messages import State, encode_message
+from server.engine import Game, event_to_dict, make_rules
+from server.engine.policies import greedy_policy
+from server.engine.view import view_for
 
 
 def state_frames(games: int, seed: int) -> list[bytes]:

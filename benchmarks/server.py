@@ -58,7 +58,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgpack  # type: ignore[import-untyped]
 from websockets.client import ClientProtocol
@@ -502,7 +502,7 @@ async def one_in_flight(stats: Stats, first: list[EchoClient], clients: list[Ech
     let ``first`` send their first frame (each then keeps one in flight), record the window
     [t0, t1], emit the result and close ``clients``."""
     emit("seated", seconds=0.0)
-    go, t0, t1 = (await read_line()).split()
+    _go, t0, t1 = (await read_line()).split()
     gc.collect()
     gc.disable()
     for c in first:
@@ -643,8 +643,8 @@ class FanoutProtocol(asyncio.Protocol):
     state (recorded from the real server) is packed once, and the same frame is written to the
     4 connections of the group: 1 frame in, 4 out, no rules, no journal, no per-seat part."""
 
-    groups: dict[str, list[FanoutProtocol]] = {}
-    state: dict[str, Any] = {}
+    groups: ClassVar[dict[str, list[FanoutProtocol]]] = {}
+    state: ClassVar[dict[str, Any]] = {}
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None

@@ -66,14 +66,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.perfect import HandsBot, Oracle, PerfectBot  # noqa: E402
-from client.bot import Bot  # noqa: E402
-from client.bots import make_bot  # noqa: E402
-from client.bots.determinize import DeterminizingBot  # noqa: E402
-from client.bots.ismcts import ISMCTSBot  # noqa: E402
-from client.bots.search import SearchBot  # noqa: E402
-from protocol.payloads import GameResult, Tally  # noqa: E402
-from server.engine import (  # noqa: E402
+from benchmarks.perfect import HandsBot, Oracle, PerfectBot
+from client.bot import Bot
+from client.bots import make_bot
+from client.bots.determinize import DeterminizingBot
+from client.bots.ismcts import ISMCTSBot
+from client.bots.search import SearchBot
+from protocol.payloads import GameResult, Tally
+from server.engine import (
     Game,
     GameOutcome,
     SeriesTally,

@@ -56,10 +56,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournament_runs import default_budget, in_process, in_process_workers, over_server, plan_of  # noqa: E402
+from tournament_runs import default_budget, in_process, in_process_workers, over_server, plan_of
 
-from client.bots import bot_names  # noqa: E402
-from client.eventloop import use_uvloop_if_installed  # noqa: E402
+from client.bots import bot_names
+from client.eventloop import use_uvloop_if_installed
 
 ROWS = {"in-process": "in-process", "server": "over the server"}
 

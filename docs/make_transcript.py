@@ -140,7 +140,7 @@ class Transcript:
             inner = dict(rec["record"])
             for key in ("deck", "actions", "times"):
                 items = inner[key]
-                inner[key] = items[:3] + [f"… {len(items) - 3} more"]
+                inner[key] = [*items[:3], f"… {len(items) - 3} more"]
             rec["record"] = inner
             return _dumps({**obj, "record": rec})
         return None

@@ -22,14 +22,14 @@ __all__ = [
     "C2S",
     "MAX_ID",
     "MAX_SEATS",
-    "MESSAGE_CLASSES",
     "MAX_WIRE_NAME",
-    "name_field",
+    "MESSAGE_CLASSES",
     "PROTOCOL_VERSION",
     "S2C",
     "SUPPORTED_VERSIONS",
     "Direction",
     "Message",
+    "name_field",
     "wire_message",
 ]
 

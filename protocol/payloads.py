@@ -26,15 +26,18 @@ from .challenge_payloads import ChallengeInfo, ChallengeScore
 from .replay_payloads import ReplaySeat, ReplayStep
 
 __all__ = [
+    "EVENT_TYPES",
     "PAYLOADS",
-    "Announcement",
+    "TABLE_EVENT_KINDS",
     "AnnouncedEvent",
+    "Announcement",
     "BackEvent",
     "BurnedEvent",
+    "ChallengeInfo",
+    "ChallengeScore",
     "Clock",
     "DrewEvent",
     "Event",
-    "EVENT_TYPES",
     "FirstPlayerEvent",
     "FlippedEvent",
     "GambledEvent",
@@ -43,18 +46,20 @@ __all__ = [
     "GameResult",
     "GameStartEvent",
     "JsonValue",
-    "Outcome",
-    "ReplaySeat",
-    "ChallengeInfo",
-    "ChallengeScore",
-    "ReplayStep",
+    "LadderGameInfo",
+    "LadderRatingPoint",
+    "LadderRow",
+    "LadderTable",
     "OutEvent",
+    "Outcome",
     "ParticipantInfo",
     "PassedEvent",
     "PlacedEvent",
     "PlayedEvent",
     "PlayerView",
     "ReadyEvent",
+    "ReplaySeat",
+    "ReplayStep",
     "ReversedEvent",
     "RuleOptions",
     "SeatSummary",
@@ -67,20 +72,15 @@ __all__ = [
     "TimeoutEvent",
     "ToBeat",
     "TookEvent",
-    "TournamentGameResult",
-    "TABLE_EVENT_KINDS",
-    "LadderGameInfo",
-    "LadderRatingPoint",
-    "LadderRow",
-    "LadderTable",
     "TournamentDetails",
+    "TournamentGameResult",
     "View",
     "WelcomeLimits",
 ]
 
 if TYPE_CHECKING:
     #: Plain JSON data: what either wire mode can carry (maps have string keys).
-    JsonValue: TypeAlias = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+    JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 else:
     # At run time the alias is ``object``: a recursive alias holds forward references that
     # ``typing.get_type_hints`` could not resolve from the modules that use it.

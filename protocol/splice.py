@@ -85,7 +85,7 @@ class SharedEncoding:
     own entries (``own`` at the top level, ``inner_own`` inside ``inner``, either as a dict or
     as :class:`PackedEntries` encoded earlier)."""
 
-    __slots__ = ("common", "inner", "inner_common", "inner_packed", "_mp", "_js")
+    __slots__ = ("_js", "_mp", "common", "inner", "inner_common", "inner_packed")
 
     def __init__(
         self,

@@ -216,7 +216,7 @@ def layer_violations(root: Path, packages: Iterable[str] = PACKAGES) -> list[str
                 continue
             # The target runs its packages' __init__ first: they are imported too.
             for target in [*_ancestors(imp.target), imp.target]:
-                if _under(name, target) or target in namespaces or target not in known and target != imp.target:
+                if _under(name, target) or target in namespaces or (target not in known and target != imp.target):
                     continue
                 if not any(_under(target, allowed) for allowed in layer.may_import):
                     bad.append(f"{rel}:{imp.line}: {layer.name} module {name} imports {target}")

@@ -189,7 +189,7 @@ def json_example_problems(doc: str) -> list[str]:
             continue
         try:
             decode_message(obj, direction)
-        except Exception as exc:  # noqa: BLE001 - report any failure
+        except Exception as exc:
             problems.append(f"json block {n} ({obj['type']}, {direction}) does not decode: {exc}")
     return problems
 
@@ -223,7 +223,7 @@ def transcript_problems(doc: str) -> list[str]:
         direction = "c2s" if arrow == ">" else "s2c"
         try:
             decode_message(obj, direction)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             problems.append(f"transcript line does not decode as {direction}: {exc}: {line[:80]}")
     return problems
 
@@ -248,7 +248,7 @@ def hexdump_problems(doc: str) -> list[str]:
     problems = []
     try:
         decode_message(obj, direction)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         problems.append(f"the hex dump's message does not decode: {exc}")
     dump = _block_after(doc, "<!-- hexdump -->")
     assert dump is not None

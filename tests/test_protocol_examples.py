@@ -125,7 +125,7 @@ def example_problems(example: Example) -> list[str]:
         return [f"{where}: {p}" for p in shape_problems(value, hint, example.shape, cuts=True)]
     try:
         msg = decode_message(value, example.shape)
-    except Exception as exc:  # noqa: BLE001 - any refusal is the finding
+    except Exception as exc:
         return [f"{where}: {value.get('type')!r} does not decode as {example.shape}: {exc}"]
     problems = message_problems(msg, cuts=True)
     if msg.TYPE == "state":

@@ -13,6 +13,7 @@ gives another turn) and so empties the hand by real play.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from copy import deepcopy
@@ -235,7 +236,7 @@ def test_c2_loser_deals_next_game_with_next_dealer_loser() -> None:
         series.finish_game()
     assert dealers[1:] == losers[:-1]
     # The seed is chosen so that "loser" and "rotate" give different dealers.
-    assert any(d != (prev + 1) % 4 for prev, d in zip(dealers, dealers[1:], strict=False))
+    assert any(d != (prev + 1) % 4 for prev, d in itertools.pairwise(dealers))
 
 
 # --------------------------------------------------------------------------- C3 deal

@@ -302,7 +302,7 @@ def test_bad_dealer_and_bad_deck() -> None:
         with pytest.raises(RulesError) as exc:
             Game(rules, 2, dealer, deck)
         assert exc.value.option == "dealer"
-    for bad in (deck[:-1], deck + [deck[0]], deck[:-1] + [deck[0]], build_deck(1, 2)):
+    for bad in (deck[:-1], [*deck, deck[0]], [*deck[:-1], deck[0]], build_deck(1, 2)):
         with pytest.raises(RulesError) as exc:
             Game(rules, 2, 0, bad)
         assert exc.value.option == "deck"
@@ -611,7 +611,7 @@ def test_game_goes_on_normally_after_refusals() -> None:
     """After a series of refusals the same legal actions are offered and a legal play still works."""
     g = playing()
     legal, version = g.legal_actions(1), g.version
-    for action in GARBAGE + [parse_action("play 4h"), parse_action("take"), parse_action("flip 0")]:
+    for action in [*GARBAGE, parse_action("play 4h"), parse_action("take"), parse_action("flip 0")]:
         with pytest.raises(IllegalAction):
             g.apply(1, action)
     assert g.legal_actions(1) == legal and g.version == version and g.history[-1] == (1, ("ready",))

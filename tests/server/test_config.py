@@ -97,7 +97,7 @@ def test_console_script_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
     cmd: list[Any] = [str(exe)] if exe.exists() else [sys.executable, "-m", "server"]
     db = tmp_path / "data" / "s.sqlite3"
     proc = subprocess.Popen(
-        cmd + ["--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "WARNING"],
+        [*cmd, "--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "WARNING"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -93,7 +93,7 @@ async def test_series_second_game_updates_tally(app: Any, players: Any) -> None:
     assert sum(tally1["losses"]) == 1
     assert [sum(p) for p in tally1["places"]] == [1, 1]
     summary = (await a.ok({"type": "list_tables"}, "tables"))["tables"]
-    assert [s for s in summary if s["table"] == t][0]["games_played"] == 1
+    assert next(s for s in summary if s["table"] == t)["games_played"] == 1
     await a.ok({"type": "start", "table": t}, "ok")
     second = await play_until_over([a, b], t)
     assert second["errors"] == []

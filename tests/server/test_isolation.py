@@ -183,7 +183,7 @@ json_values = st.recursive(
     max_leaves=12,
 )
 msg_dicts = st.fixed_dictionaries(
-    {"type": st.sampled_from(sorted(C2S) + ["welcome", "state", "", "x"]), "id": st.integers(-5, 2**32)},
+    {"type": st.sampled_from([*sorted(C2S), "welcome", "state", "", "x"]), "id": st.integers(-5, 2**32)},
     optional={
         "table": json_values,
         "seq": json_values,

@@ -161,7 +161,7 @@ async def test_no_frame_leaks_a_hidden_card(app: Any, players: Any, connect: Any
     for t, clients, _ in tables:
         await clients[0].ok({"type": "start", "table": t}, "ok")
     outs = await asyncio.gather(
-        *(play_until_over(clients + [watcher], t, timeout=60, on_state=probe) for t, clients, watcher in tables)
+        *(play_until_over([*clients, watcher], t, timeout=60, on_state=probe) for t, clients, watcher in tables)
     )
     reader = await connect(app, "msgpack", "auditor")
     await reader.login()

@@ -120,8 +120,20 @@ def test_a_port_in_use_is_cannot_listen(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port), "--no-advertise"]
-            + ["--db", str(tmp_path / "s.sqlite3"), "--log-level", "WARNING"],
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-advertise",
+                "--db",
+                str(tmp_path / "s.sqlite3"),
+                "--log-level",
+                "WARNING",
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -130,7 +130,7 @@ def test_start_checks_and_deals() -> None:
 
 def test_act_errors() -> None:
     """act: NOT_STARTED, NOT_SEATED, ILLEGAL_ACTION with the engine's reason, state unchanged."""
-    t, (a, b), _ = seated()
+    t, (a, _b), _ = seated()
     refused(ErrorCode.NOT_STARTED, t.act, a, 0, "ready", Outbox(), 0.0)
     t.start(a, Outbox(), 0.0, 1)
     refused(ErrorCode.NOT_SEATED, t.act, Fake("zed"), 1, "ready", Outbox(), 0.0)
@@ -224,7 +224,7 @@ def test_gone_player_gets_default_actions_after_grace() -> None:
 
 def test_resume_and_bad_token() -> None:
     """resume with the right token and name gives a snapshot; anything else is BAD_TOKEN."""
-    t, (a, b), tokens = seated()
+    t, (a, _b), tokens = seated()
     t.start(a, Outbox(), 0.0, 1)
     t.disconnected(a, Outbox(), 1.0)
     refused(ErrorCode.BAD_TOKEN, t.resume, Fake("alice"), "nope", Outbox(), 2.0)
@@ -368,7 +368,7 @@ def test_ownership_passes_only_to_a_connected_person() -> None:
 
 
 def test_an_owner_away_past_the_grace_hands_over_to_a_person_here() -> None:
-    t, (a, b), _ = seated()
+    t, (a, _b), _ = seated()
     t.disconnected(a, Outbox(), 10.0)
     t.check_owner(11.0, 5.0, Outbox())
     assert t.owner == "alice"  # within the grace

@@ -36,8 +36,8 @@ async def until_loop(predicate: Callable[[], bool], timeout: float = GUARD) -> N
     """Wait until ``predicate()`` holds, checking it after every turn of the event loop: for a
     fact about the in-process server when no message can come meanwhile (its answers are held)."""
     async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0)  # one turn of the loop, not a pause
+        while not predicate():  # noqa: ASYNC110 (one turn of the loop at a time, not a pause)
+            await asyncio.sleep(0)
 
 
 def server_fd(app: App, client: TestClient) -> int | None:

@@ -70,7 +70,7 @@ def sit_down_with_bots(driver: WebDriver, url: str, name: str, *, swap: bool = F
     for left in (2, 1, 0):
         tap(driver, ".add-bot button")
         until(driver, lambda d, n=left: len(css(d, ".add-bot button")) == n)
-    assert [li.text for li in css(driver, ".seats li")][0].endswith("(you)")
+    assert next(li.text for li in css(driver, ".seats li")).endswith("(you)")
     assert css(driver, "#start")[0].is_enabled()  # every seat taken: the game can start
     deal_and_ready(driver, swap=swap)
 

@@ -76,7 +76,7 @@ def test_two_people_set_up_a_table_and_play(live_server: LiveServer, browser: Br
     for driver in (alice, bob):
         until(driver, lambda d: css(d, '.mine[data-phase="play"]'))
     # On bob's page alice's tile cuts her name with an ellipsis; the title keeps it whole.
-    tile = [el for el in css(bob, ".seat .name") if el.get_attribute("title") == LONG][0]
+    tile = next(el for el in css(bob, ".seat .name") if el.get_attribute("title") == LONG)
     assert bob.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", tile)
     assert page_width(alice) <= 360 and page_width(bob) <= 390
 

@@ -62,7 +62,7 @@ def num(v: Any) -> str:
 
 def expected_standings(info: dict[str, Any]) -> list[list[str]]:
     def pm(v: float | None, i: float | None) -> str:
-        return "–" if v is None else f"{v:.2f} ± {i:.2f}"
+        return "–" if v is None else f"{v:.2f} ± {i:.2f}"  # noqa: RUF001 (the page writes an en dash)
 
     return [
         [
@@ -86,7 +86,7 @@ def expected_cross(info: dict[str, Any]) -> list[list[str]]:
         v = info["head_to_head"].get(a, {}).get(b)
         if a == b or v is None:
             return "·"
-        return f"+{v:.2f}" if v > 0 else f"−{-v:.2f}" if v < 0 else "0.00"
+        return f"+{v:.2f}" if v > 0 else f"−{-v:.2f}" if v < 0 else "0.00"  # noqa: RUF001 (a minus sign, as the page writes it)
 
     return [[cell(a, b) for b in names] for a in names]
 

@@ -4,6 +4,8 @@ evenly; the latest change always last and equal to the standings' rating."""
 
 from __future__ import annotations
 
+import itertools
+
 from server.ladder.history import History, Point, rating_points
 from server.ladder.ratings import OVERALL, LadderGame, Ratings, fold_all
 from server.tournament.standings import round_rating
@@ -41,6 +43,6 @@ def test_a_long_history_stays_bounded_and_even() -> None:
     points = h.points()
     games = [p.games for p in points]
     assert games[-1] == 10_000 and len(points) >= h.limit
-    steps = {b - a for a, b in zip(games[:-2], games[1:-1], strict=True)}
+    steps = {b - a for a, b in itertools.pairwise(games[:-1])}
     assert steps == {h.stride}
     assert games[0] == h.stride  # (from the start: the early games are in the plot too)

@@ -73,7 +73,7 @@ def test_one_rounding_rule_for_the_wire_and_standings_json() -> None:
             {"rank": i, **r.to_dict()} for i, r in enumerate(rows, 1)
         ]
     assert standing_row(1, standings(NAMES, one_game)[0])["mean_place_95"] is None
-    h2h = head_to_head(NAMES + ["absent"], simulated(3))
+    h2h = head_to_head([*NAMES, "absent"], simulated(3))
     rounded = round_head_to_head(h2h)
     assert rounded["strong"]["absent"] is None and rounded["strong"]["weak"] == round(h2h["strong"]["weak"], 4)
 
