@@ -5,8 +5,9 @@ A bot sees exactly what goes over the wire to its seat: the ``view`` of a ``stat
 and the public ``events`` that led to it. Both are typed with the protocol's declarations
 (:class:`protocol.payloads.View`, :data:`protocol.payloads.Event`); at run time they are the
 plain dicts decoded from the wire. It never sees anything wider, so a bundled bot
-cannot cheat, and a bot written against this interface runs unchanged in the server process
-(tables filled with bots) or as a remote process (``shithead-bot``).
+cannot cheat, and a bot written against this interface runs unchanged as one of the server's
+own bots (``add_bot``, in the server's child process for bots: :mod:`client.hosting.house_process`)
+or as a remote process (``shithead-bot``).
 
 Contract for :meth:`Bot.choose`: called only when ``view["legal"]`` is non-empty; must return
 one of its strings. It may take its time (the table's clock runs); an exception or a string not

@@ -1,7 +1,7 @@
 """Starter bot: plays low, keeps 2s, 10s, jokers. Run: python docs/starter_bot.py --port 7433 --games 3 [--create]"""
 
 from client.bot import Bot
-from client.runner import main
+from client.hosting.command import main
 from protocol.payloads import View
 
 ORDER = "3456789JQKA2TX"  # low to high: 2s, 10s and jokers are worth keeping, so they go last

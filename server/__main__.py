@@ -137,10 +137,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def serve(config: ServerConfig) -> None:
     # The composition root: the bundled bots (client package) are handed to the server as its
     # bot host, so that the server package itself never imports the client. They run in
-    # processes of their own (client.house_process): their work stays off the tables' loop, and
+    # processes of their own (client.hosting.house_process): their work stays off the tables' loop, and
     # tournaments' bots, at a lower priority, off the other tables' bots' CPU.
     from client import web
-    from client.house_process import HouseProcesses
+    from client.hosting.house_process import HouseProcesses
 
     bots = HouseProcesses(nice=config.tournament_nice)
     app = App(config, bots=bots, web_files=WebFiles(web.ROOT, web.FILES))

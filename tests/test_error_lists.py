@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from protocol.errors import ErrorCode
 from server.config import Limits
 from tests.server.client import TestClient

@@ -1,7 +1,7 @@
 """Mistakes a bot's own output admits: exceptions it caught and survived.
 
 A bot on the Python SDK never sends the server a failed choice: the runner
-(:mod:`client.bot_runner`) logs an exception in ``choose`` with its traceback, or a text not in
+(:mod:`client.hosting.bot_runner`) logs an exception in ``choose`` with its traceback, or a text not in
 ``legal``, and plays the first legal action instead. The server sees nothing wrong, so the
 checker reads the program's output for those reports: Python tracebacks (any Python bot), and
 the runner's "not legal" warnings. A program in another language that fails crashes instead,
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 __all__ = ["Admission", "OutputScanner"]
 
 TRACEBACK = "Traceback (most recent call last):"
-#: The runner's warning for a choice not in ``legal`` (:meth:`client.bot_runner.BotRunner._choose`).
+#: The runner's warning for a choice not in ``legal`` (:meth:`client.hosting.bot_runner.BotRunner._choose`).
 NOT_LEGAL = "which is not legal; playing"
 #: Lines kept of one traceback (its end says what was raised, and where).
 KEEP = 8
@@ -52,7 +52,7 @@ class OutputScanner:
                     return found, i  # still being written
                 block = lines[i : min(j + 1, len(lines))]
                 context = lines[i - 1 : i] if i > 0 else []
-                shown = block if len(block) <= KEEP else block[:2] + ["  ..."] + block[-(KEEP - 3) :]
+                shown = block if len(block) <= KEEP else [*block[:2], "  ...", *block[-(KEEP - 3) :]]
                 found.append(Admission(block[-1].strip(), tuple(context + shown)))
                 i = j + 1
                 continue

@@ -24,7 +24,7 @@ from typing import Any
 
 from client.programs import PLACEHOLDERS, PROGRAM_GRACE, BotProgram, LocalServer, command_argv, program_password
 from client.sdk import Client, ServerError
-from client.sdk_events import Closed
+from client.sdk.events import Closed
 from protocol.errors import ProtocolError
 from protocol.messages import (
     CreateTournament,

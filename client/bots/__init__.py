@@ -29,7 +29,8 @@ class BotSpec:
     """One bundled bot.
 
     Attributes:
-        name: the name every program knows it by.
+        name: the name every program knows it by: the bot's *kind* (``add_bot``'s ``bot``,
+            ``shithead-bot --bot``), not the player name a bot of this kind logs in with.
         target: its class, as ``"module:Class"`` (imported by :meth:`load`).
         thinks_in_thread: its :meth:`~client.bot.Bot.choose` takes long enough (tens of
             milliseconds or more) that a host sharing its event loop runs it in a worker thread.
@@ -67,33 +68,33 @@ BOTS: Mapping[str, BotSpec] = MappingProxyType(
 
 
 def bot_names() -> list[str]:
-    """The names of the bundled bots, sorted."""
+    """The names of the bundled bots (their kinds), sorted."""
     return sorted(BOTS)
 
 
-def bot_spec(name: str) -> BotSpec:
-    """The catalogue entry of bot ``name``. Raises ``ValueError`` (listing the known names)
-    for an unknown name."""
+def bot_spec(kind: str) -> BotSpec:
+    """The catalogue entry of the bot kind ``kind``. Raises ``ValueError`` (listing the known
+    kinds) for an unknown one."""
     try:
-        return BOTS[name]
+        return BOTS[kind]
     except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(bot_names())}") from None
+        raise ValueError(f"unknown bot {kind!r}; known bots: {', '.join(bot_names())}") from None
 
 
-def bot_class(name: str) -> type[Bot]:
-    """The class of bot ``name``. Raises ``ValueError`` (listing the known names) for an
-    unknown name; ``ImportError`` if its module cannot be loaded."""
-    return bot_spec(name).load()
+def bot_class(kind: str) -> type[Bot]:
+    """The class of bot kind ``kind``. Raises ``ValueError`` (listing the known kinds) for an
+    unknown one; ``ImportError`` if its module cannot be loaded."""
+    return bot_spec(kind).load()
 
 
-def make_bot(name: str, rng: random.Random | None = None) -> Bot:
-    """A new bot ``name`` drawing its randomness from ``rng`` (a fresh one when None).
-    Raises ``ValueError`` for an unknown name, listing the known ones."""
-    return bot_spec(name).make(rng)
+def make_bot(kind: str, rng: random.Random | None = None) -> Bot:
+    """A new bot of kind ``kind`` drawing its randomness from ``rng`` (a fresh one when None).
+    Raises ``ValueError`` for an unknown kind, listing the known ones."""
+    return bot_spec(kind).make(rng)
 
 
-def thinks_in_thread(name: str) -> bool:
-    """Whether bundled bot ``name`` should think in a worker thread; False for a name that is
+def thinks_in_thread(kind: str) -> bool:
+    """Whether a bot of kind ``kind`` should think in a worker thread; False for a kind that is
     not in the catalogue (a bot of the user's own runs as its author wrote it)."""
-    spec = BOTS.get(name)
+    spec = BOTS.get(kind)
     return spec is not None and spec.thinks_in_thread

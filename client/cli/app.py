@@ -60,7 +60,7 @@ from client.cli.draw import Line
 from client.cli.render import Theme, render_screen, render_status, to_formatted
 from client.cli.seats import SeatTokens
 from client.sdk import Client, ConnectionLost, ServerError
-from client.sdk_events import Closed, Reconnected
+from client.sdk.events import Closed, Reconnected
 from protocol.errors import LocalProtocolError
 from protocol.payloads import StoredGame
 

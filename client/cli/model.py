@@ -7,7 +7,7 @@ result.
 
 Messages are the typed messages of :mod:`protocol.messages` as the SDK hands them out
 (``State``, ``TableUpdate``, ``ChatMessage``, ``GameOver``, ``Error``...), the SDK's connection
-events (:mod:`client.sdk_events`: ``Disconnected``, ``Reconnecting``, ``Reconnected``,
+events (:mod:`client.sdk.events`: ``Disconnected``, ``Reconnecting``, ``Reconnected``,
 ``Closed``), and the *local* events below, which the app makes from the answers its requests got
 back (the SDK returns those answers to the caller instead of pushing them): :class:`Info`,
 :class:`Listed`, :class:`Created`, :class:`Entered`, :class:`Watched`, :class:`Left` and
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from client.cli.words import describe_error, describe_events, plain
-from client.sdk_events import Closed, Disconnected, Item, Reconnected, Reconnecting
+from client.sdk.events import Closed, Disconnected, Item, Reconnected, Reconnecting
 from protocol.messages import (
     ChatMessage,
     Error,
@@ -70,10 +70,10 @@ __all__ = [
     "note",
     "reduce",
     "scroll_by",
-    "toggle_help",
-    "toggle_history",
     "selectables",
     "selected_picks",
+    "toggle_help",
+    "toggle_history",
     "toggle_selected",
     "waiting_seats",
 ]
@@ -502,7 +502,7 @@ def _number(model: Model, msg: State) -> int | None:
 
 
 def _chat_message(model: Model, msg: ChatMessage) -> Model:
-    m = dataclasses.replace(model, chat=(model.chat + ((msg.name, msg.text),))[-FEED_LIMIT:])
+    m = dataclasses.replace(model, chat=((*model.chat, (msg.name, msg.text)))[-FEED_LIMIT:])
     return _log(m, [FeedLine("chat", (("n", msg.name), ("t", ": " + msg.text)))])
 
 

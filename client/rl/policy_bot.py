@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from client.bot import Bot
-from client.runner import main
+from client.hosting.command import main
 from protocol.payloads import View
 
 from .actions import action_text

@@ -12,7 +12,7 @@ brings the participants in, starts it, and writes, as each game ends:
 Participants:
 
 * a bundled bot's name (one of the catalogue's, :mod:`client.bots`), optionally as ``NAME=BOT``
-  to name it; hosted by this process like any bot (:mod:`client.hosting`), so the server's
+  to name it; hosted by this process like any bot (:mod:`client.hosting.host`), so the server's
   process has the other core;
 * ``--engine NAME=COMMAND``: a bot program the organiser starts, restarts when it crashes
   (crashes are counted; an exit once the server says the tournament is over is none) and
@@ -115,7 +115,7 @@ async def run(
     tasks (``workers`` of them at once; None: one per CPU of the cluster); else on a server of
     its own when ``workers`` is 1, in ``workers`` worker processes when it is more (None: one
     per core). The results are the same every way (see the module docstring)."""
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (at start-up, before any game runs)
     (out / "records").mkdir(exist_ok=True)
     figures = Standings(plan.names)
     done: list[int] = []

@@ -23,12 +23,13 @@ from typing import Any
 
 from client.bot import Bot
 from client.bots import make_bot, thinks_in_thread
-from client.hosting import LoginOptions, connect_bot
+from client.hosting.host import connect_bot
+from client.hosting.options import LoginOptions
+from client.hosting.tournament_player import TournamentPlayer
 from client.programs import PROGRAM_GRACE, BotProgram, command_argv
 from client.sdk import Client, ServerError
-from client.sdk_events import Closed
+from client.sdk.events import Closed
 from client.tournament.plan import Plan
-from client.tournament_player import TournamentPlayer
 from protocol.errors import ProtocolError
 from protocol.messages import (
     CreateTournament,
@@ -145,9 +146,9 @@ async def play_on_server(
                 )
                 c = await connect_bot(login)
                 clients.append(c)
-                bot = e.bot or e.name
+                kind = e.bot or e.name
                 player = TournamentPlayer(
-                    c, _seeded(bot, plan.master_seed, e.name), tid, think_in_thread=thinks_in_thread(bot)
+                    c, _seeded(kind, plan.master_seed, e.name), tid, think_in_thread=thinks_in_thread(kind)
                 )
                 players.append(asyncio.create_task(player.run()))
             elif e.kind == "engine":
@@ -192,13 +193,13 @@ async def play_on_server(
             await c.close()
 
 
-def _seeded(bot: str, master_seed: int, name: str) -> Callable[[int], Bot]:
+def _seeded(kind: str, master_seed: int, name: str) -> Callable[[int], Bot]:
     """Bundled bots get a random generator seeded by the master seed, their name and the game
     number: the same tournament plays the same way again, whichever server or process plays a
     game (resume and the deal-set jobs rely on it)."""
 
     def make(game: int) -> Bot:
-        return make_bot(bot, random.Random(f"{master_seed}:{name}:{game}"))
+        return make_bot(kind, random.Random(f"{master_seed}:{name}:{game}"))
 
     return make
 
@@ -215,7 +216,11 @@ async def _finished(org: Client, tid: int) -> bool:
 
 
 async def _wait_for_registrations(
-    org: Client, tid: int, plan: Plan, say: Callable[[str], None], timeout: float = 120.0
+    org: Client,
+    tid: int,
+    plan: Plan,
+    say: Callable[[str], None],
+    timeout: float = 120.0,  # noqa: ASYNC109 (a deadline reported in words, not raised)
 ) -> None:
     """Until every participant has registered (programs need a moment to start)."""
     began = time.monotonic()

@@ -2,7 +2,7 @@
 legal action instead and logs the traceback): the server sees nothing wrong."""
 
 from client.bot import Bot
-from client.runner import main
+from client.hosting.command import main
 from protocol.payloads import View
 
 

@@ -1,7 +1,7 @@
 """The server's own bots wait ``bot_delay`` before each play at a table where a person sits, so
 that people can follow the play; at a table of bots only, and in tournaments, they play at once.
 
-The real bundled bots (:class:`client.house.HouseBots`) on a real server on 127.0.0.1. The
+The real bundled bots (:class:`client.hosting.house.HouseBots`) on a real server on 127.0.0.1. The
 person is a raw protocol client playing its first legal action. Times are read from the
 monotonic clock of this process (the server and the bots share it): a lower bound on the time
 from the person's action to the bot's is what the delay promises, and the only timed assertion.
@@ -14,9 +14,9 @@ import time
 from types import SimpleNamespace
 from typing import Any, cast
 
-from client.bot_runner import BotRunner
 from client.bots import make_bot
-from client.house import HouseBots
+from client.hosting.bot_runner import BotRunner
+from client.hosting.house import HouseBots
 from client.sdk import Client
 from protocol.payloads import View
 from tests.server.client import TestClient

@@ -1,7 +1,7 @@
-"""The server's own bots (:class:`client.house.HouseBots`) on a real server on 127.0.0.1: a bot
+"""The server's own bots (:class:`client.hosting.house.HouseBots`) on a real server on 127.0.0.1: a bot
 added to a table plays a game to its end; a stand-in plays a gone player's seat to the end; a
 tournament's bundled bots register and play it through; a bot that cannot sit raises to the
-caller (and is not also logged as a failure); :meth:`~client.house.HouseBots.stop` ends every
+caller (and is not also logged as a failure); :meth:`~client.hosting.house.HouseBots.stop` ends every
 bot and closes its connection.
 
 The people at the tables are raw protocol clients (:class:`tests.server.client.TestClient`)
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from client.sdk import ServerError
 from protocol.messages import StartTournament
 from server.shell.app import App
@@ -32,7 +32,7 @@ async def person(app: App, name: str) -> TestClient:
     return c
 
 
-async def play_first_legal_until_game_over(c: TestClient, table: int, timeout: float = 30.0) -> dict[str, Any]:
+async def play_first_legal_until_game_over(c: TestClient, table: int, timeout: float = 30.0) -> dict[str, Any]:  # noqa: ASYNC109 (a test helper's safety net)
     """Play ``c``'s first legal action on every state that offers one, until ``game_over``."""
     while True:
         f = await c.recv(timeout)
@@ -122,12 +122,12 @@ async def test_a_bot_that_cannot_sit_raises_to_the_caller(make_app: Any, caplog:
     host = HouseBots()
     app = await make_app(bots=host)
     app.house_logins["greedy-77"] = "one-time"  # (what the server does before it calls seat)
-    with caplog.at_level(logging.ERROR, logger="client.house"), pytest.raises(ServerError) as refused:
+    with caplog.at_level(logging.ERROR, logger="client.hosting.house"), pytest.raises(ServerError) as refused:
         await host.seat(
             "greedy", host="127.0.0.1", port=app.port, table=999, seat=None, name="greedy-77", password="one-time"
         )
     assert refused.value.code == "UNKNOWN_TABLE"
-    assert not [r for r in caplog.records if r.name == "client.house"]
+    assert not [r for r in caplog.records if r.name == "client.hosting.house"]
     with pytest.raises(ValueError, match="unknown bot"):
         await host.seat("deep-blue", host="127.0.0.1", port=app.port, table=1, seat=None, name="x", password="y")
 

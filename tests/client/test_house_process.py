@@ -1,4 +1,4 @@
-"""The server's bots in a process of their own (:class:`client.house_process.HouseProcess`), on
+"""The server's bots in a process of their own (:class:`client.hosting.house_process.HouseProcess`), on
 a real server on 127.0.0.1: a bot added to a table plays from the child process; a refusal
 comes back with its reason; stop() ends the child and its bots; when the child dies the server
 starts its bots again in a new one (not when it keeps dying); the child exits by itself when
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import server.shell.app
-from client.house_process import HouseProcess, HouseProcesses
+from client.hosting.house_process import HouseProcess, HouseProcesses
 from server.shell.app import App
 from tests.client.test_house import person, play_first_legal_until_game_over, presence
 from tests.server.client import TestClient
@@ -64,7 +64,7 @@ async def test_a_refusal_comes_back_with_its_reason(make_app: Any) -> None:
     host = HouseProcess()
     app = await make_app(bots=host)
     app.house_logins["greedy-77"] = "one-time"  # (what the server does before it calls seat)
-    with pytest.raises(RuntimeError, match="UNKNOWN_TABLE|no table"):
+    with pytest.raises(RuntimeError, match=r"UNKNOWN_TABLE|no table"):
         await host.seat(
             "greedy", host="127.0.0.1", port=app.port, table=999, seat=None, name="greedy-77", password="one-time"
         )
@@ -74,7 +74,7 @@ async def test_stop_ends_the_process_and_its_bots(make_app: Any) -> None:
     """stop() returns once the child has exited; the table sees the bot's connection go."""
     host = HouseProcess()
     app = await make_app(bots=host)
-    alice, t = await game_with_a_bot(app, "random")
+    alice, _t = await game_with_a_bot(app, "random")
     pid = host.pid
     assert pid is not None
     await host.stop()
@@ -128,7 +128,11 @@ async def test_the_child_exits_when_its_input_ends() -> None:
     itself. It ignores Ctrl-C (the server's orderly stop decides when the bots go), and answers
     an unknown request with an error, not by dying."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client.house_process", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        sys.executable,
+        "-m",
+        "client.hosting.house_process",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
     )
     assert child.stdin is not None and child.stdout is not None
     async with asyncio.timeout(30):
@@ -146,7 +150,7 @@ async def test_tournament_bots_run_in_a_process_of_their_own_at_a_lower_priority
     tournament's bundled bot in another, niced by the given amount (issue 37, item 3)."""
     host = HouseProcesses(nice=7)
     app = await make_app(bots=host)
-    alice, t = await game_with_a_bot(app, "greedy")
+    alice, _t = await game_with_a_bot(app, "greedy")
     org = await person(app, "olga")
     cup = {"type": "create_tournament", "name": "c", "preset": "classic", "seats": 2, "games": 2, "bots": ["random"]}
     await org.ok(cup, "tournament_created")

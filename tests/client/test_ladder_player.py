@@ -13,9 +13,10 @@ import pytest
 
 from client.bots import make_bot
 from client.bots.search import SearchBot
-from client.hosting import LoginOptions, connect_bot
-from client.ladder_player import LadderPlayer
-from client.runner import make_named_bot, parse_args
+from client.hosting.command import make_named_bot, parse_args
+from client.hosting.host import connect_bot
+from client.hosting.ladder_player import LadderPlayer
+from client.hosting.options import LoginOptions
 from client.sdk import ServerError
 from protocol.errors import ErrorCode
 from protocol.messages import GetLadder, LadderStandings, Seated

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 
 from client.bots.greedy import GreedyBot
+from client.hosting.tournament_player import TournamentPlayer
 from client.sdk import Client
-from client.tournament_player import TournamentPlayer
 from protocol.messages import CreateTournament, StartTournament, TournamentCreated
 
 from .conftest import Connect, MakeServer

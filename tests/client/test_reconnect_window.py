@@ -18,9 +18,9 @@ import pytest
 
 import server.shell.dispatch as server_dispatch
 from client.bots.greedy import GreedyBot
-from client.runner import BotRunner
+from client.hosting.bot_runner import BotRunner
 from client.sdk import Client, ServerError
-from client.sdk_events import Closed, Disconnected, Item, Reconnected, Reconnecting
+from client.sdk.events import Closed, Disconnected, Item, Reconnected, Reconnecting
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -63,7 +63,7 @@ class Stream:
         """The items of class ``cls``, in the order received."""
         return [m for m in self.items if isinstance(m, cls)]
 
-    async def until(self, predicate: Callable[[], Any], timeout: float = WAIT) -> None:
+    async def until(self, predicate: Callable[[], Any], timeout: float = WAIT) -> None:  # noqa: ASYNC109 (a test helper's safety net)
         async with asyncio.timeout(timeout):
             while not predicate():
                 self._changed.clear()

@@ -8,8 +8,8 @@ import dataclasses
 
 import pytest
 
-from client.hosting import DEFAULT_HOST, DEFAULT_PORT, LoginOptions, NewTable, PlayOptions, Seating
-from client.runner import options_from_args, parse_args
+from client.hosting.command import options_from_args, parse_args
+from client.hosting.options import DEFAULT_HOST, DEFAULT_PORT, LoginOptions, NewTable, PlayOptions, Seating
 
 
 def options(*argv: str) -> PlayOptions:

@@ -7,6 +7,7 @@ import asyncio
 import random
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,17 +16,56 @@ import pytest
 
 from client.bots import make_bot
 from client.bots.greedy import GreedyBot
-from client.hosting import LoginOptions, NewTable, PlayOptions, Seating, find_table, play
-from client.runner import BotRunner
+from client.hosting.bot_runner import BotRunner
+from client.hosting.host import find_table, play
+from client.hosting.options import LoginOptions, NewTable, PlayOptions, Seating
 from client.sdk import Client, ClientClosed, ConnectionLost, HeldSeat, ServerError
-from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
+from client.sdk.events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.errors import LocalProtocolError
-from protocol.messages import ChatMessage, Error, GameOver, GoingAway, Message, State, TableUpdate, Watch, Welcome
+from protocol.messages import (
+    ChatMessage,
+    Error,
+    GameOver,
+    GoingAway,
+    Message,
+    Ping,
+    Pong,
+    State,
+    TableUpdate,
+    Watch,
+    Welcome,
+)
 from server.config import Limits
 from server.shell.app import App
 from tests.client.helpers import Recorder, check_places, next_message, of_type, run_all, seat_runners
 
 MODES = ["msgpack", "json"]
+
+
+async def pinged(c: Client) -> float:
+    """``c.ping()``, checked against the exchange it made: it sent one ``ping``, the server
+    answered it with a ``pong``, and the round trip it returns covers that exchange (at least
+    the time from sending the request to reading its answer) and no more than the call took."""
+    exchanges: list[tuple[type[Message], Message, float]] = []
+    request = c.request
+
+    async def watched(cls: type[Message], **fields: object) -> Message:
+        sent = time.monotonic()
+        answer = await request(cls, **fields)
+        exchanges.append((cls, answer, time.monotonic() - sent))
+        return answer
+
+    c.request = watched  # type: ignore[method-assign]
+    began = time.monotonic()
+    try:
+        rtt = await c.ping()
+    finally:
+        del c.request
+    took = time.monotonic() - began
+    [(sent_cls, answer, exchange)] = exchanges
+    assert sent_cls is Ping and isinstance(answer, Pong)
+    assert 0 < exchange <= rtt <= took
+    return rtt
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -51,7 +91,7 @@ async def test_connect_login_create_join_and_pushed_messages(server: App, connec
     said = await next_message(c, of_type(ChatMessage, table=table))
     assert isinstance(said, ChatMessage)
     assert said.text == "hello" and said.name == "alice" and said.seat == 0
-    assert await c.ping() >= 0.0
+    await pinged(c)
     await c.leave(table)
     assert table not in c.seats
 
@@ -82,7 +122,8 @@ async def test_request_errors_raise_server_error_with_the_code(server: App, conn
     with pytest.raises(ServerError) as info:
         await mallory.login("carol", "wrong")
     assert info.value.code == "AUTH_FAILED"
-    assert await alice.ping() >= 0 and await mallory.ping() >= 0
+    await pinged(alice)
+    await pinged(mallory)
 
 
 async def test_an_invalid_request_is_refused_before_sending(server: App, connect: Any) -> None:
@@ -194,7 +235,7 @@ async def test_a_dropped_connection_fails_inflight_requests_then_resumes(server:
     assert back.resumed == [{"table": table, "seat": held.seat}] and back.lost == []
     assert c.connected and c.reconnects == 1 and c.seats[table] == held
     await c.wait_connected(5)
-    assert await c.ping() >= 0
+    await pinged(c)
     summary = next(t for t in await c.list_tables() if t["table"] == table)
     assert summary["seats"][held.seat] == {
         "name": "alice",
@@ -308,7 +349,7 @@ async def test_a_bot_dropped_mid_game_resumes_its_seat_and_the_game_finishes(
     """A runner whose socket dies mid-game reconnects, resumes its seat (it receives the
     snapshot with a back event), and both bots finish the game without an illegal action."""
     dropper = DropOnce(at=6)
-    table, runners = await seat_runners(connect, server, [dropper, GreedyBot()], mode=mode, seed=4)
+    _table, runners = await seat_runners(connect, server, [dropper, GreedyBot()], mode=mode, seed=4)
     dropper.client = runners[0].client
     stats = await run_all(runners)
     check_places(stats, 1)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import uvloop
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from server.config import ServerConfig
 from server.shell.app import App
 from tests.server.client import TestClient

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from client.sdk_events import Disconnected, Item
+from client.sdk.events import Disconnected, Item
 from protocol.messages import State
 from server.engine import (
     Action,

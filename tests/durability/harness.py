@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from client.sdk import Client
-from client.sdk_events import Disconnected, Item
+from client.sdk.events import Disconnected, Item
 from tests.live_server import HOST
 
 #: Reconnect options for every SDK client: quick retries (a restart takes about a second). How

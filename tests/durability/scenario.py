@@ -3,7 +3,7 @@ middle of their games (SIGKILL or SIGTERM), started again on the same database, 
 end; everything the clients saw is kept for the checks (:mod:`tests.durability.checks`).
 
 At each table, the test process runs one SDK client per seat of its own (a bundled bot played
-by :class:`~client.runner.BotRunner`) and one spectator; the server runs the other seats
+by :class:`~client.hosting.bot_runner.BotRunner`) and one spectator; the server runs the other seats
 (``add_bot``) and the tournament's bots. Table 0 plays two games: the second is started only
 once everything else is over, so that its game id is the first one the server hands out after
 every other game (the tournament check counts the records below it).
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from client.bots import make_bot
-from client.runner import BotRunner, RunStats
+from client.hosting.bot_runner import BotRunner, RunStats
 from client.sdk import ServerError
-from client.sdk_events import Closed, Disconnected, Item, Reconnected
+from client.sdk.events import Closed, Disconnected, Item, Reconnected
 from protocol.messages import (
     CreateTournament,
     GameOver,

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from client.sdk import ServerError
-from client.sdk_events import Reconnected
+from client.sdk.events import Reconnected
 from protocol.errors import ErrorCode
 from protocol.messages import GameOver, GoingAway
 from tests.durability.checks import (

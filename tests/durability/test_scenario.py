@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from client.sdk import Client
-from client.sdk_events import Disconnected, Item, Reconnected, Reconnecting
+from client.sdk.events import Disconnected, Item, Reconnected, Reconnecting
 from protocol.messages import GoingAway, TournamentOver
 from tests.durability.harness import RecordingClient
 from tests.durability.scenario import organise

@@ -98,7 +98,7 @@ def _read_only(db: Path, problem: str) -> None:
     # needs already imported, since the interpreter's own files may not be readable by nobody).
     # What serve() imports when it starts (the browser client's package brings segno, which
     # imports gzip): imported here, or the test depends on what earlier tests happened to import.
-    import client.house_process
+    import client.hosting.house_process
     import client.web  # noqa: F401
     import server.__main__ as entry
 

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import pytest
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from protocol.messages import LobbyUpdate, Message
 from server.shell.app import App
 from server.shell.session import ClientSession, Hold

@@ -93,19 +93,19 @@ def test_what_the_document_tells_a_returning_bot_is_no_mistake() -> None:
 def test_the_output_scanner_finds_tracebacks_and_replaced_choices_in_whole_lines(tmp_path: Path) -> None:
     log = tmp_path / "bot.log"
     log.write_text(
-        "ERROR client.bot_runner: bot x: choose() failed; playing 'take'\n"
+        "ERROR client.hosting.bot_runner: bot x: choose() failed; playing 'take'\n"
         "Traceback (most recent call last):\n"
         '  File "bot.py", line 3, in choose\n'
         "    raise KeyError('k')\n"
         "KeyError: 'k'\n"
-        "WARNING client.bot_runner: bot x chose 'fly', which is not legal; playing 'take'\n"
+        "WARNING client.hosting.bot_runner: bot x chose 'fly', which is not legal; playing 'take'\n"
         "Traceback (most recent call last):\n"  # not yet a whole block: its end comes later
         '  File "bot.py", line 3, in cho'
     )
     scanner = OutputScanner()
     first = scanner.read(str(log))
     assert [a.summary for a in first] == ["KeyError: 'k'", "chose an action not in legal (replaced by the SDK)"]
-    assert first[0].lines[0].startswith("ERROR client.bot_runner")
+    assert first[0].lines[0].startswith("ERROR client.hosting.bot_runner")
     with log.open("a") as fh:
         fh.write("ose\n    x = 1 / 0\nZeroDivisionError: division by zero\n")
     assert [a.summary for a in scanner.read(str(log))] == ["ZeroDivisionError: division by zero"]

@@ -1,7 +1,7 @@
 """The whole CLI, driven by keystrokes through a pipe, plays a real game on an in-process server.
 
 The server runs on 127.0.0.1 port 0 with a bot host that serves ``add_bot`` by running the
-bundled random bot through :class:`client.runner.BotRunner` over the SDK (the same protocol a
+bundled random bot through :class:`client.hosting.bot_runner.BotRunner` over the SDK (the same protocol a
 remote bot uses). The test types what a person would: ``create``, ``bot random``, ``start``,
 then each move in one of several forms (the exact legal text, a short form, Ctrl-T, or the
 arrow/Space/Enter keys), until the game is over. No timing is asserted: every wait is for a
@@ -25,7 +25,7 @@ from client.bots import make_bot
 from client.cli.app import CliApp
 from client.cli.model import Model, selectables
 from client.cli.render import Theme, plain_lines, render_screen
-from client.runner import BotRunner
+from client.hosting.bot_runner import BotRunner
 from client.sdk import Client
 from server.config import ServerConfig
 from server.shell.app import App

@@ -26,9 +26,9 @@ from client.cli.app import CliApp
 from client.cli.model import Model
 from client.cli.render import Theme, plain_lines, render_screen
 from client.cli.seats import SeatTokens
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from client.sdk import Client, ServerError
-from client.sdk_events import Item
+from client.sdk.events import Item
 from protocol.messages import TableUpdate
 from protocol.payloads import SeatSummary
 from server.shell.app import App
@@ -188,7 +188,7 @@ async def test_an_out_of_date_token_gives_way_to_the_name_and_gone_tables_are_fo
     tokens = SeatTokens("test", "alice", tmp_path / "seats.json")
     tokens.put(t, "out-of-date")
     tokens.put(99, "a table that is gone")
-    async with Started(app, clients, "alice", "pw", tokens) as (cli, pipe):
+    async with Started(app, clients, "alice", "pw", tokens) as (cli, _pipe):
         m = await until(cli, lambda m: m.table == t or m.error is not None)
         assert m.error is None and m.seat == 0
         assert any("was waiting for you: taking it back" in x for x in feed(m))
@@ -205,7 +205,7 @@ async def test_a_seat_a_bot_plays_meanwhile_is_taken_back(make_app: Any, clients
     seat = app.tables[t].seats[0]
     assert seat is not None and seat.stand_in is not None and seat.session is not None
     tokens = SeatTokens("test", "carol", tmp_path / "seats.json")
-    async with Started(app, clients, "carol", "pw", tokens) as (cli, pipe):
+    async with Started(app, clients, "carol", "pw", tokens) as (cli, _pipe):
         m = await until(cli, lambda m: m.table == t or m.error is not None)
         assert m.error is None and m.seat == 0
         # bob is told when the bot gives the seat back to carol.

@@ -20,7 +20,7 @@ from client.cli.model import (
     toggle_selected,
 )
 from client.cli.render import plain_lines, render_screen
-from client.sdk_events import Closed, Disconnected, Reconnected, Reconnecting
+from client.sdk.events import Closed, Disconnected, Reconnected, Reconnecting
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,

@@ -8,7 +8,7 @@ import pytest
 
 from client.cli.model import Model, reduce, toggle_selected
 from client.cli.render import Line, Theme, card_text, line_width, plain_lines, render_screen, render_status
-from client.sdk_events import Disconnected
+from client.sdk.events import Disconnected
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, Error, GameOver, Joined, Tables, TableUpdate
 from tests.client.cli.helpers import midgame, player, state, summary, view

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from server.engine import format_action
 from server.engine.cards import format_card
 from server.shell.app import App

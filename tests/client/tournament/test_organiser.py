@@ -116,7 +116,7 @@ flag = Path(sys.argv[1])
 if not flag.exists():  # the first start crashes at once; later starts play
     flag.write_text("crashed")
     sys.exit(3)
-from client.runner import main
+from client.hosting.command import main
 sys.exit(main(["--bot", "greedy", *sys.argv[2:]]))
 """
 

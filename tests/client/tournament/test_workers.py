@@ -111,7 +111,7 @@ import os, sys
 try:  # the first start of all, whichever worker made it, crashes at once; the others play
     os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
 except FileExistsError:
-    from client.runner import main
+    from client.hosting.command import main
     sys.exit(main(["--bot", "greedy", *sys.argv[2:]]))
 sys.exit(3)
 """

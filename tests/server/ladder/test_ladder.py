@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from server.config import Limits
 from server.ladder.ratings import OVERALL
 from server.shell.app import App

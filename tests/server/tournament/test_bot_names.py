@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from server.shell.app import App
 from tests.server.client import TestClient
 

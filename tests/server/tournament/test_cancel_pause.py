@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from client.house import HouseBots
+from client.hosting.house import HouseBots
 from server.config import Limits
 from server.shell.app import App
 from tests.server.client import TestClient

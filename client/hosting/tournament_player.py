@@ -2,7 +2,7 @@
 
 A tournament may seat one participant at several tables at once (its ``concurrency``), so the
 player reads the client's messages and hands each table's messages to a
-:class:`~client.bot_runner.BotRunner` of its own, with a fresh bot per table (bots keep per-game
+:class:`~client.hosting.bot_runner.BotRunner` of its own, with a fresh bot per table (bots keep per-game
 memory). ``seated`` announces a table; its game's ``game_over`` ends that table's runner;
 ``tournament_over`` ends the run. After a reconnect the player registers again, and the server
 answers with ``seated`` for each running game, whose runners carry on.
@@ -19,9 +19,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from client.bot import Bot
-from client.bot_runner import BotRunner, RunStats
+from client.hosting.bot_runner import BotRunner, RunStats
 from client.sdk import Client, ConnectionLost, ServerError
-from client.sdk_events import Closed, Item, Reconnected
+from client.sdk.events import Closed, Item, Reconnected
 from protocol.messages import GameOver, Register, Seated, State, TableUpdate, TournamentOver
 from protocol.payloads import TournamentDetails
 
@@ -145,9 +145,14 @@ class TournamentPlayer:
         feed = self._feeds[table] = _Feed()
         # The server closes a tournament's table when its game ends: nothing to leave.
         runner = BotRunner(
-            self.make_bot(msg.game), self.client, games=1, think_in_thread=self.think_in_thread, leave_at_end=False
+            self.make_bot(msg.game),
+            self.client,
+            table=table,
+            seat=msg.seat,
+            games=1,
+            think_in_thread=self.think_in_thread,
+            leave_at_end=False,
         )
-        runner.attach(table, msg.seat)
         task = self._tasks[table] = asyncio.create_task(runner.run(source=feed), name=f"table-{table}")
         task.add_done_callback(lambda t: self._table_done(table, t))
 

@@ -1,16 +1,18 @@
 """The server's own bots in a process of their own: :class:`HouseProcess`, the bot host that
 ``server.__main__`` gives the server.
 
-Bundled bots are clients of the server they belong to (:mod:`client.house`). Run in the
-server's process, they share its event loop and its interpreter lock with every table: a
+Bundled bots are clients of the server they belong to (:mod:`client.hosting.house`). Were they
+run in the server's process, they would share its event loop and its interpreter lock with every table: a
 searching bot thinking in a thread slows every other table's play, and the bots' reading of
 states (as much work as the server's sending of them) fills the server's core. Here they run
-in one child process, ``python -m client.house_process``, on a core of their own; the server
+in one child process, ``python -m client.hosting.house_process``, on a core of their own; the server
 only asks it to seat a bot or enter one in a tournament.
 
 The child is started with the first bot and serves requests on its standard input, one JSON
-object a line: ``{"id": N, "op": "seat" | "enter", "args": {...}}`` (the keyword arguments of
-:meth:`client.house.HouseBots.seat` and :meth:`~client.house.HouseBots.enter`); it answers
+object a line: ``{"id": N, "op": "seat" | "enter", "args": {...}}`` (the fields of a
+:class:`~client.hosting.options.HouseSeat` or :class:`~client.hosting.options.HouseEntry`,
+which the child hands to :meth:`client.hosting.house.HouseBots.seat_bot` or
+:meth:`~client.hosting.house.HouseBots.enter_bot`); it answers
 each on its standard output when the bot sits or has registered: ``{"id": N, "result": R}`` or
 ``{"id": N, "error": "why"}``. Its log goes to the server's standard error. When its standard
 input ends (the server stops, or dies, even by SIGKILL) it stops every bot and exits.
@@ -39,13 +41,14 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Any
 
-from client.bots import bot_names
 from client.eventloop import use_uvloop_if_installed
-from client.house import HouseBots
+from client.hosting.house import HouseBots, HouseHost
+from client.hosting.options import HouseEntry, HouseSeat
 
-__all__ = ["HouseProcess"]
+__all__ = ["HouseProcess", "HouseProcesses"]
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +56,11 @@ STOP_SECONDS = 10.0
 """How long :meth:`HouseProcess.stop` waits for the child to stop its bots before killing it."""
 
 
-class HouseProcess:
+class HouseProcess(HouseHost):
     """Runs the bundled bots in a child process (see the module docstring). Implements the
     server's ``BotHost`` interface (:class:`server.tables.hosted.BotHost`).
 
-    ``argv``: the child's command line (default ``python -m client.house_process`` with the
+    ``argv``: the child's command line (default ``python -m client.hosting.house_process`` with the
     log level of this process's root logger, and ``--nice NICE`` when ``nice`` is not 0)."""
 
     def __init__(self, argv: Sequence[str] | None = None, *, nice: int = 0) -> None:
@@ -73,7 +76,7 @@ class HouseProcess:
     @staticmethod
     def _default_argv(nice: int = 0) -> list[str]:
         level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
-        argv = [sys.executable, "-m", "client.house_process", "--log-level", str(level)]
+        argv = [sys.executable, "-m", "client.hosting.house_process", "--log-level", str(level)]
         return argv + (["--nice", str(nice)] if nice else [])
 
     @property
@@ -90,47 +93,20 @@ class HouseProcess:
         await asyncio.shield(reader)
         return proc.returncode
 
-    def names(self) -> Sequence[str]:
-        """The bots this host runs: every bundled bot."""
-        return bot_names()
-
     def on_lost(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when the child dies while the server is not stopping (every bot
         it ran is then gone; the server starts them again, in a new child)."""
         self._on_lost = callback
 
-    async def seat(
-        self,
-        bot: str,
-        *,
-        host: str,
-        port: int,
-        table: int,
-        seat: int | None,
-        name: str,
-        password: str,
-        token: str | None = None,
-        delay: float = 0.0,
-    ) -> int:
-        """As :meth:`client.house.HouseBots.seat`, in the child. Raises ``RuntimeError`` with
-        the child's reason when the bot could not sit (or the child died first)."""
-        args = {
-            "bot": bot,
-            "host": host,
-            "port": port,
-            "table": table,
-            "seat": seat,
-            "name": name,
-            "password": password,
-            "token": token,
-            "delay": delay,
-        }
-        return int(await self._call("seat", args))
+    async def seat_bot(self, request: HouseSeat) -> int:
+        """As :meth:`client.hosting.house.HouseBots.seat_bot`, in the child. Raises
+        ``RuntimeError`` with the child's reason when the bot could not sit (or the child died
+        first)."""
+        return int(await self._call("seat", asdict(request)))
 
-    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
-        """As :meth:`client.house.HouseBots.enter`, in the child."""
-        args = {"bot": bot, "host": host, "port": port, "tournament": tournament, "name": name, "password": password}
-        await self._call("enter", args)
+    async def enter_bot(self, request: HouseEntry) -> None:
+        """As :meth:`client.hosting.house.HouseBots.enter_bot`, in the child."""
+        await self._call("enter", asdict(request))
 
     async def stop(self) -> None:
         """Stop every bot: close the child's input (it stops its bots and exits), kill it if it
@@ -206,7 +182,7 @@ class HouseProcess:
                 self._on_lost()
 
 
-class HouseProcesses:
+class HouseProcesses(HouseHost):
     """The server's bot host: bots at tables in one :class:`HouseProcess`, tournaments' bundled
     bots in another at ``nice`` lower CPU priority (see the module docstring)."""
 
@@ -214,33 +190,16 @@ class HouseProcesses:
         self.tables = HouseProcess()
         self.tournaments = HouseProcess(nice=nice)
 
-    def names(self) -> Sequence[str]:
-        return self.tables.names()
-
     def on_lost(self, callback: Callable[[], None]) -> None:
         """``callback`` when either child dies (the server then starts every bot again)."""
         self.tables.on_lost(callback)
         self.tournaments.on_lost(callback)
 
-    async def seat(
-        self,
-        bot: str,
-        *,
-        host: str,
-        port: int,
-        table: int,
-        seat: int | None,
-        name: str,
-        password: str,
-        token: str | None = None,
-        delay: float = 0.0,
-    ) -> int:
-        return await self.tables.seat(
-            bot, host=host, port=port, table=table, seat=seat, name=name, password=password, token=token, delay=delay
-        )
+    async def seat_bot(self, request: HouseSeat) -> int:
+        return await self.tables.seat_bot(request)
 
-    async def enter(self, bot: str, *, host: str, port: int, tournament: int, name: str, password: str) -> None:
-        await self.tournaments.enter(bot, host=host, port=port, tournament=tournament, name=name, password=password)
+    async def enter_bot(self, request: HouseEntry) -> None:
+        await self.tournaments.enter_bot(request)
 
     async def stop(self) -> None:
         await asyncio.gather(self.tables.stop(), self.tournaments.stop())
@@ -271,9 +230,9 @@ async def _serve() -> None:
         try:
             op, args = request["op"], request["args"]
             if op == "seat":
-                answer({"id": request_id, "result": await house.seat(**args)})
+                answer({"id": request_id, "result": await house.seat_bot(HouseSeat(**args))})
             elif op == "enter":
-                await house.enter(**args)
+                await house.enter_bot(HouseEntry(**args))
                 answer({"id": request_id, "result": None})
             else:
                 answer({"id": request_id, "error": f"no operation {op!r}"})
@@ -295,7 +254,7 @@ async def _serve() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m client.house_process [--log-level LEVEL] [--nice N]``: the child (started by
+    """``python -m client.hosting.house_process [--log-level LEVEL] [--nice N]``: the child (started by
     :class:`HouseProcess`, not by hand); ``--nice``: lower its CPU priority by N."""
     args = list(sys.argv[1:] if argv is None else argv)
     level = args[args.index("--log-level") + 1] if "--log-level" in args[:-1] else "INFO"

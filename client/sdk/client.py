@@ -34,13 +34,13 @@ client must read it). :attr:`Client.states` keeps the latest ``State`` and
 :attr:`Client.summaries` the latest summary per table the client is at: :meth:`Client.leave`
 forgets the table (also when the server answers that the client is not there, as at a
 tournament's table, which closes after its one game), so a client that plays for days holds no
-more than the tables it is at. **Connection events** (:mod:`client.sdk_events`, which
+more than the tables it is at. **Connection events** (:mod:`client.sdk.events`, which
 describes each) tell a UI what happens to the connection: ``Disconnected``, ``Reconnecting``,
 ``Reconnected`` and, last, ``Closed``.
 
 **Reconnecting.** When the connection drops (not by :meth:`Client.close`, not after a fatal
 error saying that this client is broken) and ``reconnect`` is true, the client retries with
-back-off for as long as the server keeps a seat (:mod:`client.reconnect`: ``reconnect_for``
+back-off for as long as the server keeps a seat (:mod:`client.sdk.reconnect`: ``reconnect_for``
 seconds, by default from ``welcome.limits``; ``reconnect_attempts``, ``backoff_initial``,
 ``backoff_max``). Each attempt is ``hello``, ``login`` with the login token of the first login
 (so a guest comes back as the same guest) and the token of a held seat (which the server's
@@ -103,8 +103,7 @@ from protocol.messages import (
 )
 from protocol.payloads import RuleOptions, StoredGame, TableSummary, WelcomeLimits
 
-from .reconnect import NO_RECONNECT, TRANSIENT, default_window, retry_until_back, seconds
-from .sdk_events import (
+from .events import (
     PSEUDO_EVENTS,
     ClientClosed,
     Closed,
@@ -117,7 +116,8 @@ from .sdk_events import (
     ResumedSeat,
     ServerError,
 )
-from .sdk_wire import Pending, Wire
+from .link import Link, Pending
+from .reconnect import NO_RECONNECT, TRANSIENT, default_window, retry_until_back, seconds
 
 __all__ = ["PSEUDO_EVENTS", "Client", "ClientClosed", "ConnectionLost", "HeldSeat", "Item", "ServerError"]
 
@@ -168,7 +168,7 @@ class Client:
         #: after close). Read-only, like :attr:`closed` (closed for good).
         self.connected = False
         self.closed = False
-        self._wire: Wire | None = None
+        self._link: Link | None = None
         self._credentials: dict[str, object] | None = None  # the login's fields, for reconnecting
         self._pending: dict[int, Pending] = {}
         self._next_id = 1
@@ -224,9 +224,9 @@ class Client:
     @property
     def transport(self) -> asyncio.Transport | None:
         """The current socket's transport, None while disconnected (tests abort it)."""
-        return None if self._wire is None else self._wire.transport
+        return None if self._link is None else self._link.transport
 
-    async def wait_connected(self, timeout: float | None = None) -> None:
+    async def wait_connected(self, timeout: float | None = None) -> None:  # noqa: ASYNC109 (the SDK's public API)
         """Wait until a connection is up (returns at once when it is). Raises
         :class:`ClientClosed` if the client closes first, ``TimeoutError`` after ``timeout``."""
         async with asyncio.timeout(timeout):
@@ -242,14 +242,14 @@ class Client:
         if self.closed:
             return
         self._finish("closed by the client")
-        wire, self._wire = self._wire, None
-        if wire is not None and wire.transport is not None:
-            wire.transport.close()  # flushes what is buffered, then closes
+        link, self._link = self._link, None
+        if link is not None and link.transport is not None:
+            link.transport.close()  # flushes what is buffered, then closes
             try:
                 async with asyncio.timeout(2.0):
-                    await asyncio.shield(wire.lost)
+                    await asyncio.shield(link.lost)
             except TimeoutError:
-                wire.transport.abort()
+                link.transport.abort()
         for task in (self._reconnect_task, self._keepalive_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
@@ -267,7 +267,7 @@ class Client:
 
     async def messages(self) -> AsyncGenerator[Item, None]:
         """Every pushed message and connection event, in order; ends after
-        :class:`~client.sdk_events.Closed`. Meant for a single consumer."""
+        :class:`~client.sdk.events.Closed`. Meant for a single consumer."""
         while True:
             item = await self._queue.get()
             if item is None:
@@ -464,21 +464,21 @@ class Client:
         """Encode and write one request; its answer resolves the returned entry's future."""
         if self.closed:
             raise ClientClosed("the client is closed")
-        wire = self._wire
+        link = self._link
         if (
-            wire is None
-            or wire.transport is None
-            or wire.transport.is_closing()
-            or wire.conn.closed
+            link is None
+            or link.transport is None
+            or link.transport.is_closing()
+            or link.conn.closed
             or not (self.connected or internal)
         ):
             raise ConnectionLost("not connected (the client is reconnecting)")
         rid, self._next_id = self._next_id, self._next_id % (2**31 - 1) + 1  # ids stay within int32
         build: Callable[..., Message] = cls  # every request class takes id and its own fields
-        data = wire.conn.send(build(id=rid, **{k: v for k, v in fields.items() if v is not None}))
+        data = link.conn.send(build(id=rid, **{k: v for k, v in fields.items() if v is not None}))
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         pending = self._pending[rid] = Pending(future, table)
-        wire.transport.write(data)
+        link.transport.write(data)
         self._last_sent = time.monotonic()
         return pending
 
@@ -491,26 +491,26 @@ class Client:
 
     # ------------------------------------------------------------------ receiving
 
-    def _on_data(self, wire: Wire, data: bytes) -> None:
-        if wire is not self._wire or wire.conn.closed:
+    def _on_data(self, link: Link, data: bytes) -> None:
+        if link is not self._link or link.conn.closed:
             return  # a stale connection, or one the server has ended: nothing more counts
         try:
-            messages = wire.conn.receive_data(data)
+            messages = link.conn.receive_data(data)
         except RemoteProtocolError as exc:
             # The server sent something we cannot read: handle what came before it, then drop
             # the connection (a reconnect starts afresh).
             log.warning("protocol error from the server: %s", exc)
             for msg in exc.received:
-                self._dispatch(wire, msg)
-            if wire.transport is not None:
-                wire.transport.abort()
+                self._dispatch(link, msg)
+            if link.transport is not None:
+                link.transport.abort()
             return
         for msg in messages:
-            self._dispatch(wire, msg)
+            self._dispatch(link, msg)
 
-    def _dispatch(self, wire: Wire, msg: Message) -> None:
+    def _dispatch(self, link: Link, msg: Message) -> None:
         if isinstance(msg, Error) and msg.code in FATAL:
-            wire.fatal = msg.code
+            link.fatal = msg.code
         rid = getattr(msg, "id", None)
         pending = self._pending.pop(rid, None) if rid is not None else None
         if pending is not None:
@@ -539,15 +539,15 @@ class Client:
                 self.seats.clear()
         self._queue.put_nowait(msg)
 
-    def _on_lost(self, wire: Wire, exc: Exception | None) -> None:
-        if wire is not self._wire:
+    def _on_lost(self, link: Link, exc: Exception | None) -> None:
+        if link is not self._link:
             return
-        self._wire = None
+        self._link = None
         self.connected = False
         self._fail_pending(ConnectionLost(f"connection lost{f': {exc}' if exc else ''}"))
         if self.closed or self._reconnect_task is not None:
             return  # closed by us, or a reconnect attempt failed: its loop carries on
-        code = wire.fatal
+        code = link.fatal
         reason = f"the server closed the connection ({code})" if code else f"connection lost ({exc or 'EOF'})"
         retry = self.reconnect and code not in NO_RECONNECT
         log.info("%s; %s", reason, "reconnecting" if retry else "not reconnecting")
@@ -565,10 +565,10 @@ class Client:
         loop = asyncio.get_running_loop()
         conn = Connection(Role.CLIENT, mode=self.mode)
         async with asyncio.timeout(self.timeout):
-            _, wire = await loop.create_connection(
-                lambda: Wire(conn, self._on_data, self._on_lost), self.host, self.port
+            _, link = await loop.create_connection(
+                lambda: Link(conn, self._on_data, self._on_lost), self.host, self.port
             )
-            self._wire = wire
+            self._link = link
             hello = {"version": PROTOCOL_VERSION, "client": self.client_name}
             if self.state_mode != StateMode.ALL:  # (a field older servers do not know: only when asked)
                 hello["states"] = self.state_mode
@@ -584,10 +584,10 @@ class Client:
 
     def _limit_output(self) -> None:
         """Refuse locally what the server would refuse fatally: frames over its input limit."""
-        wire, limits = self._wire, self._limits()
-        limit = limits.get("max_frame_in" if wire is not None and wire.conn.logged_in else "max_frame_in_before_login")
-        if wire is not None and isinstance(limit, int) and limit > 0:
-            wire.conn.max_out = limit
+        link, limits = self._link, self._limits()
+        limit = limits.get("max_frame_in" if link is not None and link.conn.logged_in else "max_frame_in_before_login")
+        if link is not None and isinstance(limit, int) and limit > 0:
+            link.conn.max_out = limit
 
     def _limits(self) -> WelcomeLimits | dict[str, object]:
         """The server's limits from ``welcome`` (nothing before the handshake)."""
@@ -601,12 +601,12 @@ class Client:
 
     async def _reconnect_loop(self) -> None:
         """Retry until the connection, the login and the seats are back, or the policy of
-        :mod:`client.reconnect` gives up (then the client closes)."""
+        :mod:`client.sdk.reconnect` gives up (then the client closes)."""
         try:
             back = await retry_until_back(
                 self._reestablish,
                 announce=self._queue.put_nowait,
-                failed=self._drop_wire,
+                failed=self._drop_link,
                 window=self.reconnect_window(),
                 attempts=self.reconnect_attempts,
                 backoff_initial=self.backoff_initial,
@@ -621,17 +621,17 @@ class Client:
         finally:
             self._reconnect_task = None
             if not self.connected:
-                self._drop_wire()
+                self._drop_link()
 
-    def _drop_wire(self) -> None:
-        wire, self._wire = self._wire, None
+    def _drop_link(self) -> None:
+        link, self._link = self._link, None
         self.connected = False
-        if wire is not None and wire.transport is not None:
-            wire.transport.abort()
+        if link is not None and link.transport is not None:
+            link.transport.abort()
 
     def _give_up(self, reason: str) -> None:
         log.warning("%s", reason)
-        self._drop_wire()
+        self._drop_link()
         self._finish(reason)
 
     async def _reestablish(self, attempt: int) -> Reconnected:

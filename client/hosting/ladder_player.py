@@ -2,9 +2,9 @@
 
 The ladder seats its members as a tournament seats its participants: ``seated`` with
 ``tournament`` 0 (PROTOCOL.md, "The ladder"), one table per game, closed by the server when the
-game ends. So :class:`LadderPlayer` is a :class:`~client.tournament_player.TournamentPlayer` of
+game ends. So :class:`LadderPlayer` is a :class:`~client.hosting.tournament_player.TournamentPlayer` of
 tournament 0 whose "registration" is ``ladder_join`` with the presets the bot plays: a fresh bot
-per table, each table's messages to a :class:`~client.bot_runner.BotRunner` of its own. After a
+per table, each table's messages to a :class:`~client.hosting.bot_runner.BotRunner` of its own. After a
 reconnect (the network dropped, or the server restarted) it sends ``ladder_join`` again, which
 changes nothing on a server that still has it as a member, and the server goes on seating it.
 Nothing ends the run but the client closing (or the caller cancelling it): a ladder has no end.
@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable, Sequence
 
 from client.bot import Bot
+from client.hosting.tournament_player import TournamentPlayer
 from client.sdk import Client
-from client.tournament_player import TournamentPlayer
 from protocol.messages import LadderJoin
 
 __all__ = ["LADDER_TOURNAMENT", "LadderPlayer"]

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from protocol.errors import ErrorCode
 
-from .sdk_events import Reconnected, Reconnecting, ServerError
+from .events import Reconnected, Reconnecting, ServerError
 
 __all__ = ["AUTH_FATAL", "NO_RECONNECT", "RECONNECT_MARGIN", "TRANSIENT", "default_window", "retry_until_back"]
 
@@ -72,7 +72,7 @@ async def retry_until_back(
     calling ``failed()`` after each failed attempt. Returns the successful attempt's event, or
     why it gave up (the window is over, the attempts are spent, the login was refused).
 
-    ``attempt_once`` raises :class:`~client.sdk_events.ServerError` for a refusal and
+    ``attempt_once`` raises :class:`~client.sdk.events.ServerError` for a refusal and
     ``OSError`` or ``TimeoutError`` for a connection that failed; anything else propagates."""
     delay = backoff_initial
     give_up_at = time.monotonic() + window

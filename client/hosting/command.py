@@ -5,10 +5,12 @@
     shithead-bot --bot greedy --ladder classic --name mybot --password secret
 
 The bot is a bundled one (``--bot``, from the catalogue in :mod:`client.bots`) or the caller's
-(``main(bot=MyBot())``, as the starter bot does). The work is :mod:`client.hosting`'s (connect,
-log in, sit, play) and :class:`~client.bot_runner.BotRunner`'s (the seat's loop); this module
-only turns the command line into their options. The library names are re-exported here for
-callers of the earlier single-module runner.
+(``main(bot=MyBot())``, as the starter bot does). The work is :mod:`client.hosting.host`'s (connect,
+log in, sit, play) and :class:`~client.hosting.bot_runner.BotRunner`'s (the seat's loop); this module
+only turns the command line into their options.
+
+Words: ``--bot`` (``args.bot``) names a bot *kind* of the catalogue; ``bot`` is a
+:class:`~client.bot.Bot` object; a bot's ``name`` is the player name it logs in with.
 """
 
 from __future__ import annotations
@@ -22,34 +24,13 @@ import sys
 from collections.abc import Mapping
 
 from client.bot import Bot
-from client.bot_runner import BotRunner, RunStats
 from client.bots import bot_class, bot_names, make_bot, thinks_in_thread
 from client.eventloop import use_uvloop_if_installed
-from client.hosting import (
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    LoginOptions,
-    NewTable,
-    PlayOptions,
-    Seating,
-    find_table,
-    play,
-    play_ladder,
-    play_tournament,
-)
+from client.hosting.host import play, play_ladder, play_tournament
+from client.hosting.options import DEFAULT_HOST, DEFAULT_PORT, LoginOptions, NewTable, PlayOptions, Seating
 from client.sdk import ServerError
 
-__all__ = [
-    "BotRunner",
-    "PlayOptions",
-    "RunStats",
-    "find_table",
-    "main",
-    "options_from_args",
-    "parse_args",
-    "play",
-    "play_tournament",
-]
+__all__ = ["main", "make_named_bot", "options_from_args", "parse_args"]
 
 
 def parse_args(argv: list[str] | None, *, bot_given: bool = False) -> argparse.Namespace:
@@ -106,15 +87,15 @@ SEARCHING = ("search", "ismcts")
 """The bundled bots that take a time budget (``--budget``)."""
 
 
-def make_named_bot(name: str, budget: float | None = None) -> Bot:
-    """A fresh bundled bot ``name``; ``budget``: its seconds per decision (searching bots only)."""
+def make_named_bot(kind: str, budget: float | None = None) -> Bot:
+    """A fresh bundled bot of ``kind``; ``budget``: its seconds per decision (searching bots only)."""
     if budget is None:
-        return make_bot(name)
-    return bot_class(name)(None, budget=budget)  # type: ignore[call-arg]
+        return make_bot(kind)
+    return bot_class(kind)(None, budget=budget)  # type: ignore[call-arg]
 
 
 def options_from_args(args: argparse.Namespace, *, name: str, bot_name: str) -> PlayOptions:
-    """What :func:`~client.hosting.play` needs for the table the command line asks for,
+    """What :func:`~client.hosting.host.play` needs for the table the command line asks for,
     playing as ``name`` with the bot called ``bot_name``."""
     mode = "json" if args.json else "msgpack"
     login = LoginOptions(
@@ -141,15 +122,15 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    bot_given = bot
+    own_bot, kind = bot, args.bot  # the caller's Bot, or the kind of bundled bot to make
     if bot is None:
-        bot = make_named_bot(args.bot, args.budget)
+        bot = make_named_bot(kind, args.budget)
     name = args.name or f"{bot.name}-{random.randrange(1000, 10000)}"
     use_uvloop_if_installed()
 
     # One fresh bot per tournament or ladder table: bots keep memory per game.
     def make(game: int) -> Bot:
-        return make_named_bot(args.bot, args.budget) if bot_given is None else copy.deepcopy(bot_given)
+        return make_named_bot(kind, args.budget) if own_bot is None else copy.deepcopy(own_bot)
 
     def login_as(client_name: str) -> LoginOptions:
         mode = "json" if args.json else "msgpack"
@@ -164,7 +145,7 @@ def main(argv: list[str] | None = None, *, bot: Bot | None = None) -> int:
         )
 
     # Tables of a tournament or the ladder may run at once, on this one loop: a slow bot thinks in a thread.
-    think = args.bot is not None and thinks_in_thread(args.bot)
+    think = kind is not None and thinks_in_thread(kind)
     try:
         if args.ladder is not None:
             print(

@@ -1,5 +1,8 @@
-"""The SDK's connection plumbing: one TCP connection as an asyncio protocol, and a request
-waiting for its answer. :class:`client.sdk.Client` owns both; nothing here decides anything."""
+"""The SDK's transport: :class:`Link`, one TCP connection as an asyncio protocol (what it reads
+goes to the :class:`protocol.Connection` its client owns), and :class:`Pending`, a request
+waiting for its answer. :class:`client.sdk.Client` owns both; nothing here decides anything.
+
+(Formerly ``client.sdk_wire``: "wire" is the protocol's word for what goes over the network.)"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from protocol.connection import Connection
 from protocol.errors import ErrorCode
 from protocol.messages import Message
 
-__all__ = ["Pending", "Wire"]
+__all__ = ["Link", "Pending"]
 
 
 @dataclass(slots=True)
@@ -24,15 +27,15 @@ class Pending:
     seq_at_answer: int = -1
 
 
-class Wire(asyncio.Protocol):
+class Link(asyncio.Protocol):
     """One TCP connection; forwards what it receives and its loss to its client's callbacks,
-    which ignore a stale wire (one the client has replaced)."""
+    which ignore a stale link (one the client has replaced)."""
 
     def __init__(
         self,
         conn: Connection,
-        on_data: Callable[[Wire, bytes], None],
-        on_lost: Callable[[Wire, Exception | None], None],
+        on_data: Callable[[Link, bytes], None],
+        on_lost: Callable[[Link, Exception | None], None],
     ) -> None:
         self.conn = conn
         self._on_data, self._on_lost = on_data, on_lost

@@ -1,13 +1,15 @@
 """Play one seat of a table for a :class:`client.bot.Bot`: the loop every hosted bot runs.
 
-``shithead-bot`` (:mod:`client.runner`), the server's hosted bots (:mod:`client.house`) and
-tournament players (:mod:`client.tournament_player`) all play their seats with
-:class:`BotRunner`, over a :class:`~client.sdk.Client` that :mod:`client.hosting` connected and
-logged in::
+:func:`client.hosting.host.play` (``shithead-bot``, the server's own bots) seats its client,
+then plays the seat with a :class:`BotRunner`; the tournament and ladder players
+(:mod:`client.hosting.tournament_player`) run one per table the server seats them at. The
+runner only plays: it is given a client that is connected, logged in and seated::
 
-    runner = BotRunner(bot, client, games=None)
-    seat = await runner.join(table)          # seated: the caller may report it now
+    runner = BotRunner(bot, client, table=table, seat=seat, games=None)
     stats = await runner.run()               # plays until the games are done or the client closes
+
+(:meth:`BotRunner.join` sits and attaches in one step, for a caller that has no
+:mod:`client.hosting.host` around it, such as a test.)
 
 **What the runner does with each message of its table** (``docs/PROTOCOL.md`` §9 "A robust bot
 loop"):
@@ -49,7 +51,7 @@ from dataclasses import dataclass, field
 
 from client.bot import Bot
 from client.sdk import Client, ConnectionLost, ServerError
-from client.sdk_events import Closed, Item, Reconnected
+from client.sdk.events import Closed, Item, Reconnected
 from protocol.errors import ErrorCode
 from protocol.messages import Error, GameOver, State, TableUpdate
 from protocol.payloads import GameResult, TableSummary, Tally, View
@@ -61,7 +63,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RunStats:
-    """What happened during a run (returned by :meth:`BotRunner.run` and :func:`client.hosting.play`)."""
+    """What happened during a run (returned by :meth:`BotRunner.run` and :func:`client.hosting.host.play`)."""
 
     table: int | None = None
     seat: int | None = None
@@ -105,6 +107,8 @@ class BotRunner:
             sending it, while a seat of the table is held by a person (not a bot), so that people
             can follow the play (:meth:`pause`); 0: at once. The server's own bots get the
             server's ``bot_delay``; a table of bots only plays at full speed.
+        table, seat: the seat the client holds (as :meth:`attach`); else call :meth:`join` or
+            :meth:`attach` before :meth:`run`.
     """
 
     def __init__(
@@ -117,6 +121,8 @@ class BotRunner:
         think_in_thread: bool = False,
         leave_at_end: bool = True,
         pace: float = 0.0,
+        table: int | None = None,
+        seat: int | None = None,
     ) -> None:
         self.bot = bot
         self.pace = pace
@@ -136,6 +142,8 @@ class BotRunner:
         self._last_finished = -1
         self._running = False  # a game is running at the table, as far as we know
         self._done = False
+        if table is not None and seat is not None:
+            self.attach(table, seat)
 
     async def join(self, table: int, seat: int | None = None, password: str | None = None) -> int:
         """Take a seat at ``table``; returns the seat. Raises :class:`~client.sdk.ServerError`."""
@@ -144,8 +152,8 @@ class BotRunner:
         return held.seat
 
     def attach(self, table: int, seat: int) -> None:
-        """Play ``seat`` at ``table``, which the client already holds (found by
-        :func:`client.hosting.find_table`, or given by the server, as in a tournament)."""
+        """Play ``seat`` at ``table``, which the client already holds (taken by
+        :func:`client.hosting.host.take_seat`, or given by the server, as in a tournament)."""
         self.table = table
         self.stats.table, self.stats.seat = table, seat
 
