@@ -37,7 +37,10 @@ class FoundServer:
 
 
 async def find_servers(
-    timeout: float = 2.0, *, interfaces: list[str] | None = None, enough: Collection[str] = ()
+    timeout: float = 2.0,  # noqa: ASYNC109 (how long to listen, not a deadline)
+    *,
+    interfaces: list[str] | None = None,
+    enough: Collection[str] = (),
 ) -> list[FoundServer]:
     """The servers found within ``timeout`` seconds, by name. ``interfaces``: the addresses of
     the interfaces to browse on (None: all). ``enough``: names after which to stop early (all

@@ -36,7 +36,7 @@ from server.engine.cards import RANK
 from server.engine.policies import greedy_for_view
 from server.engine.position import PositionError, game_from
 
-__all__ = ["DROP_Z", "DeterminizingBot", "Determinizer", "candidate_key", "compare_paired", "place_score"]
+__all__ = ["DROP_Z", "Determinizer", "DeterminizingBot", "candidate_key", "compare_paired", "place_score"]
 
 log = logging.getLogger(__name__)
 

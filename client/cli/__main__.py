@@ -373,7 +373,7 @@ async def amain(args: argparse.Namespace) -> int:
             if not sys.stdin.isatty():
                 # stdin gave the password (--password-stdin): the keys come from the terminal.
                 try:
-                    tty = stack.enter_context(open("/dev/tty", encoding="utf-8"))
+                    tty = stack.enter_context(open("/dev/tty", encoding="utf-8"))  # noqa: ASYNC230 (before the application runs: nothing else waits on the loop)
                 except OSError:
                     print("shithead: playing needs a terminal (none is attached)", file=sys.stderr)
                     return 1
@@ -395,7 +395,7 @@ async def amain(args: argparse.Namespace) -> int:
                 app.feed(Info(welcome))
             # While the screen is drawn, anything written to stderr (a warning, a thread's
             # traceback) would garble it: it goes to the log file instead.
-            err = stack.enter_context(open(args.log_path, "a", encoding="utf-8"))
+            err = stack.enter_context(open(args.log_path, "a", encoding="utf-8"))  # noqa: ASYNC230 (before the application runs: nothing else waits on the loop)
             stack.enter_context(contextlib.redirect_stderr(err))
             await app.run()
         return 0

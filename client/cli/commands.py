@@ -534,7 +534,7 @@ class CommandCompleter(Completer):
                     yield Completion(cand, start_position=-len(typed), display_meta=meta)
 
         yield from offer(model.legal, "legal", text)
-        if words and normalize_card(words[0]) or (words and _rank_token(words[0])):
+        if (words and normalize_card(words[0])) or (words and _rank_token(words[0])):
             # A short form like "7" or "7h 7": offer the plays it begins.
             yield from offer((a for a in model.legal if a.startswith(("play ", "run "))), "legal", "play " + text)
             return

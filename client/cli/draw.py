@@ -185,7 +185,7 @@ def text(s: str, style: str = "") -> tuple[str, str]:
 def pad(line: Line, width: int) -> Line:
     """``line`` followed by spaces up to ``width`` cells."""
     w = line_width(line)
-    return line + [("", " " * (width - w))] if w < width else line
+    return [*line, ("", " " * (width - w))] if w < width else line
 
 
 def rule(width: int, theme: Theme) -> Line:

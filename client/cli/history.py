@@ -57,5 +57,5 @@ def history_screen(model: Model, width: int, height: int, theme: Theme) -> list[
     where = f"{len(lines)} lines" if not model.scroll else f"{model.scroll} of {len(lines)} lines back"
     top = [header(f" History of {game} ({where})", "PgUp/PgDn scroll, Esc closes ", width, theme)]
     if not lines:
-        return top + [[("", " Nothing has happened in this game yet.")]]
+        return [*top, [("", " Nothing has happened in this game yet.")]]
     return top + log_window(lines, model.scroll, height - 1, width, theme)

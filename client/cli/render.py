@@ -171,7 +171,7 @@ def _pick_frags(
             s
             for s, on in (
                 ("reverse", under_cursor),
-                ("bold underline", bool(set(stack) & playable) or idx in flips and zone == "down"),
+                ("bold underline", bool(set(stack) & playable) or (idx in flips and zone == "down")),
             )
             if on
         )
@@ -224,8 +224,10 @@ def _my_lines(model: Model, view: Mapping[str, Any], width: int, now: float, the
     hand = list(view.get("hand") or ())
     playable, flips = _playable(view)
     lines = wrap(
-        [("bold", f" Your hand ({len(hand)}):")]
-        + _pick_frags(model, "hand", [(i, (c,)) for i, c in enumerate(hand)], theme, playable, flips),
+        [
+            ("bold", f" Your hand ({len(hand)}):"),
+            *_pick_frags(model, "hand", [(i, (c,)) for i, c in enumerate(hand)], theme, playable, flips),
+        ],
         width,
         indent=4,
     )
@@ -444,7 +446,7 @@ def _lobby_screen(model: Model, width: int, theme: Theme) -> list[Line]:
                     f" {tid:>3}  {cell(str(s.get('name', '')), name_w, theme.cut)} "
                     f"{cell(str(s.get('preset', '')), preset_w, theme.cut)} {taken:>2}/{len(seats):<2}"
                     + ("" if narrow else f"  {s.get('bots', 0):>4}")
-                    + f"  {str(s.get('status', '')):<8} {cell(str(s.get('owner', '')), owner_w, theme.cut)} {notes}",
+                    + f"  {s.get('status', '')!s:<8} {cell(str(s.get('owner', '')), owner_w, theme.cut)} {notes}",
                 )
             ]
         )

@@ -90,12 +90,12 @@ def render_step(replay: Replay, step: int, theme: Theme, *, width: int = 80) -> 
             status = f"  out {ordinal(game.finish.index(s) + 1)}" if s in game.finish else "  out"
         name = cell(replay.players[s], 14, theme.cut)
         lines.append([text(f"{mark}{name}{status}", "bold" if mark.strip() else "")])
-        lines.append([text("    hand  ")] + _cards(game.hand(s), theme))
+        lines.append([text("    hand  "), *_cards(game.hand(s), theme)])
         up = [c for st in game.face_up[s] for c in st]
         down = [c for c in game.face_down[s] if c is not None]
-        lines.append([text("    up    ")] + _cards(up, theme) + [text("   down  ")] + _cards(down, theme))
+        lines.append([text("    up    "), *_cards(up, theme), text("   down  "), *_cards(down, theme)])
     lines.append(rule(width, theme))
-    lines.append([text(f" Pile ({len(game.pile)}): ")] + _cards(game.pile[-8:], theme))
+    lines.append([text(f" Pile ({len(game.pile)}): "), *_cards(game.pile[-8:], theme)])
     lines.append([text(f" Stock {len(game.stock)}   Burned {len(game.burned)}")])
     if game.is_over():
         outcome = game.outcome()

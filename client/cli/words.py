@@ -119,7 +119,7 @@ def _event(ev: Mapping[str, Any], name: Callable[[int | None], str]) -> tuple[st
         took: list[Part] = [*who, ("t", f" picked up the pile ({len(cards)} card{'s' if len(cards) != 1 else ''}")]
         if len(cards) <= 4:
             took += [("t", ": "), *_cards(cards)]
-        return "event", took + [("t", ")")]
+        return "event", [*took, ("t", ")")]
     if kind == "reversed":
         return "event", [("t", "Play now goes " + ("up the seats" if ev.get("direction") == 1 else "down the seats"))]
     if kind == "skipped":

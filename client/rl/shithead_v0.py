@@ -65,7 +65,7 @@ from server.engine import (
 from .actions import N_ACTIONS, action_text
 from .observe import OBS_SIZE, action_mask, encode
 
-__all__ = ["env", "raw_env", "place_reward"]
+__all__ = ["env", "place_reward", "raw_env"]
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +93,13 @@ def env(**kwargs: Any) -> AECEnv[str, ObsType, np.int64]:
     return wrapped
 
 
-class raw_env(AECEnv[str, ObsType, np.int64]):  # noqa: N801 (PettingZoo's name for the unwrapped class)
+class raw_env(AECEnv[str, ObsType, np.int64]):
     """Shithead under ``preset`` (any of ``server.engine.preset_names()``) with ``players``
     seats and the rule ``options`` overrides of ``make_rules``. Raises ``ValueError`` (the
     engine's ``RulesError``) for an unknown preset (listing the known ones), an invalid option
     or a seat count the preset does not allow."""
 
-    metadata: dict[str, Any] = {"name": "shithead_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "shithead_v0", "render_modes": ["ansi"], "is_parallelizable": False}  # noqa: RUF012 (PettingZoo's AECEnv declares it an attribute)
 
     def __init__(
         self,

@@ -19,7 +19,7 @@ from server.shell.app import App
 WAIT = 20.0
 
 
-async def next_message(client: Client, pred: Callable[[Item], bool], timeout: float = WAIT) -> Item:  # noqa: ASYNC109 (a test helper's safety net)
+async def next_message(client: Client, pred: Callable[[Item], bool], timeout: float = WAIT) -> Item:
     """The first message (or pseudo-event) from ``client.messages()`` matching ``pred``; the
     ones before it are consumed. Fails if the stream ends first."""
     async with asyncio.timeout(timeout), contextlib.aclosing(client.messages()) as stream:
@@ -96,7 +96,7 @@ async def seat_runners(
     return table, runners
 
 
-async def run_all(runners: Sequence[BotRunner], timeout: float = 60.0) -> list[RunStats]:  # noqa: ASYNC109 (a test helper's safety net)
+async def run_all(runners: Sequence[BotRunner], timeout: float = 60.0) -> list[RunStats]:
     """Run every runner to its end."""
     async with asyncio.timeout(timeout):
         return list(await asyncio.gather(*(r.run() for r in runners)))

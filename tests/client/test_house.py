@@ -32,7 +32,7 @@ async def person(app: App, name: str) -> TestClient:
     return c
 
 
-async def play_first_legal_until_game_over(c: TestClient, table: int, timeout: float = 30.0) -> dict[str, Any]:  # noqa: ASYNC109 (a test helper's safety net)
+async def play_first_legal_until_game_over(c: TestClient, table: int, timeout: float = 30.0) -> dict[str, Any]:
     """Play ``c``'s first legal action on every state that offers one, until ``game_over``."""
     while True:
         f = await c.recv(timeout)

@@ -63,7 +63,7 @@ class Stream:
         """The items of class ``cls``, in the order received."""
         return [m for m in self.items if isinstance(m, cls)]
 
-    async def until(self, predicate: Callable[[], Any], timeout: float = WAIT) -> None:  # noqa: ASYNC109 (a test helper's safety net)
+    async def until(self, predicate: Callable[[], Any], timeout: float = WAIT) -> None:
         async with asyncio.timeout(timeout):
             while not predicate():
                 self._changed.clear()

@@ -72,7 +72,7 @@ def test_every_preset_is_selectable_within_its_seat_range() -> None:
         for players in (info.min_players - 1, info.max_players + 1):
             with pytest.raises(ValueError):
                 shithead_v0.env(preset=preset, players=players)
-    with pytest.raises(ValueError, match="classic.*linz"):
+    with pytest.raises(ValueError, match=r"classic.*linz"):
         shithead_v0.env(preset="nope")
     with pytest.raises(ValueError):
         shithead_v0.env(options={"goal": "nobody"})

@@ -90,7 +90,7 @@ def test_refusals_say_why() -> None:
     with pytest.raises(CommandError, match="No legal play matches '7 9'"):
         resolve_action("7 9", SEVENS)
     waiting = hand_of(["7c"], [], turn=1)
-    with pytest.raises(CommandError, match="not your turn.*bob"):
+    with pytest.raises(CommandError, match=r"not your turn.*bob"):
         resolve_action("play 7c", waiting)
     with pytest.raises(CommandError, match="Unknown command 'frob'"):
         resolve_action("frob", SEVENS)

@@ -100,7 +100,7 @@ def lobby(names: list[str] = NAMES) -> Model:
     away = summary(9, [names[0], ZOE], owner=names[0], name=f"{FOX} and friends")
     away["seats"][1]["away"] = True
     return reduce(
-        Model(name=ZOE, server="127.0.0.1:7433", connection="connected"), Tables(id=1, tables=tables + [away])
+        Model(name=ZOE, server="127.0.0.1:7433", connection="connected"), Tables(id=1, tables=[*tables, away])
     )
 
 
