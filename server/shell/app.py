@@ -41,6 +41,7 @@ import socket
 import time
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -83,6 +84,11 @@ HEARTBEAT_EVERY = 4
 """Sweeps between heartbeats (2 s): after a crash, clocks resume from the last one."""
 
 
+def _log_checkpoint_failure(done: Future[tuple[int, int]]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("checkpoint of the database failed (it is tried again): %s", done.exception())
+
+
 HOUSE_LOSSES = 3
 HOUSE_LOSS_WINDOW = 60.0
 """The bundled bots are started again after their process dies, at most :data:`HOUSE_LOSSES`
@@ -105,6 +111,9 @@ class App:
         self.per_address: dict[str, int] = defaultdict(int)
         self.db_thread = DbThread("sqlite")
         self.db = StoreCalls(self.db_thread)
+        self.checkpoint_thread = DbThread("sqlite-checkpoint")
+        """Where the WAL is checkpointed (:meth:`_checkpoint`), so that no commit waits for it."""
+        self._checkpointing: Future[tuple[int, int]] | None = None
         self.store: Store | None = None
         self.durable: Durability | None = None
         self.journal: Journal | None = None
@@ -203,7 +212,9 @@ class App:
         tournaments it holds, listen, and seat the bundled bots of restored tables again."""
         loop = asyncio.get_running_loop()
         try:
-            store = self.store = await self.db(Store, self.config.db, synchronous=self.config.synchronous)
+            store = self.store = await self.db(
+                Store, self.config.db, synchronous=self.config.synchronous, autocheckpoint=False
+            )
         except BaseException:
             self.db_thread.shutdown(wait=False)
             raise
@@ -340,8 +351,23 @@ class App:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.get_running_loop().run_in_executor(None, self.db_thread.shutdown, True)
+        await asyncio.get_running_loop().run_in_executor(None, self.checkpoint_thread.shutdown, True)
         if self.store is not None:
             self.store.close()
+
+    def _checkpoint(self) -> None:
+        """Start a checkpoint of the WAL on :attr:`checkpoint_thread` unless one still runs.
+
+        The store is opened with ``autocheckpoint=False``: SQLite's automatic checkpoint ran
+        inside the commit that crossed 1,000 WAL pages (three syncs and a copy of the pages, some
+        milliseconds every few hundred commits at 1,000 connections), and the messages held for
+        that batch and the batch behind it waited for it. A failed checkpoint is logged; the WAL
+        grows until one goes through, and commits are not affected."""
+        store = self.store
+        if store is None or (self._checkpointing is not None and not self._checkpointing.done()):
+            return
+        self._checkpointing = self.checkpoint_thread.submit(store.checkpoint)
+        self._checkpointing.add_done_callback(_log_checkpoint_failure)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` as a task of the server (awaited at shutdown)."""
@@ -360,6 +386,8 @@ class App:
                 healthy = self.journal is None or self.journal.failed is None
                 if beats % HEARTBEAT_EVERY == 0 and self.journal is not None and healthy:
                     self._durable().heartbeat()
+                if healthy:
+                    self._checkpoint()
                 now = time.monotonic()
                 self.sweeper.sweep(now, paused=not healthy)
                 if healthy:

@@ -31,6 +31,12 @@ operating-system crash can lose the last commits before the WAL's next checkpoin
 leaving the file inconsistent). ``synchronous = "full"`` in the configuration syncs every
 commit to the disk as well.
 
+Checkpoints (copying the WAL back into the file, with its syncs) are SQLite's automatic ones
+(every 1,000 WAL pages, inside the commit that crosses the mark) unless the store is opened with
+``autocheckpoint=False``: then no commit checkpoints, and the owner calls :meth:`Store.checkpoint`
+from another thread, which checkpoints on a connection of its own while commits go on (the
+server does, every sweeper round: see :class:`server.shell.app.App`).
+
 Opening checks the file: a file that is not a database, a database of a newer schema, one that
 another server holds, or one that cannot be written raises :class:`StoreError` with one line
 naming the file and the problem. Version 1 to 5 databases are migrated in place (versions 5 and 6 only add tables).
@@ -224,9 +230,13 @@ class Store:
     """Accounts, game records and live state in the SQLite file at ``path`` (``":memory:"``
     for tests). Raises :class:`StoreError` if the file cannot be used (module docstring)."""
 
-    def __init__(self, path: str | Path, *, synchronous: str = "normal", busy_timeout: float = 2.0) -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "normal", busy_timeout: float = 2.0, autocheckpoint: bool = True
+    ) -> None:
         self.path = str(path)
         self._lock_fd: int | None = None
+        self._checkpointer: sqlite3.Connection | None = None
+        self._busy_timeout = busy_timeout
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -239,6 +249,8 @@ class Store:
             raise StoreError(_describe(self.path, exc)) from None
         try:
             self._open(synchronous)
+            if not autocheckpoint:
+                self.db.execute("PRAGMA wal_autocheckpoint=0")
         except (OSError, sqlite3.Error, StoreError) as exc:
             self.db.close()
             self._unlock()
@@ -306,8 +318,25 @@ class Store:
             raise
         db.execute("PRAGMA integrity_check(1)").fetchone()
 
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy what the WAL holds back into the database file (a ``PASSIVE`` checkpoint: it
+        never waits for the writer, nor makes it wait), on a connection of its own, opened at
+        the first call; returns SQLite's (pages in the WAL, pages copied). Call it from one
+        thread, never the writer's, and not after :meth:`close`. For a store opened with
+        ``autocheckpoint=False`` (module docstring); a ``":memory:"`` store has no WAL: (0, 0)."""
+        if self.path == ":memory:":
+            return (0, 0)
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=self._busy_timeout
+            )
+        row = self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return (int(row[1]), int(row[2]))
+
     def close(self) -> None:
         try:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
             self.db.close()
         finally:
             self._unlock()

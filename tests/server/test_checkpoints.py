@@ -1,0 +1,51 @@
+"""The server's commits never checkpoint the WAL: the store is opened with
+``autocheckpoint=False`` and :meth:`Store.checkpoint` copies the WAL back on a connection of its
+own (issue 32: SQLite's automatic checkpoint ran inside the commit that crossed 1,000 WAL pages,
+and the messages held for that batch waited for its syncs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server.storage.store import Store
+
+
+def commit_many(store: Store, n: int) -> None:
+    for i in range(n):
+        store.write_batch([Store.meta_op("k", i)])
+
+
+def test_commits_leave_the_wal_to_checkpoint(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3", autocheckpoint=False)
+    try:
+        commit_many(store, 1200)  # past SQLite's automatic mark (1,000 pages)
+        in_wal, copied = store.checkpoint()
+        assert in_wal >= 1200 and copied == in_wal  # nothing was checkpointed before
+        commit_many(store, 10)  # the WAL starts again from its beginning after a full checkpoint
+        in_wal, copied = store.checkpoint()
+        assert 10 <= in_wal < 1200 and copied == in_wal
+    finally:
+        store.close()
+    again = Store(tmp_path / "db.sqlite3")
+    try:
+        assert again.db.execute("SELECT value FROM meta WHERE key = 'k'").fetchone()[0] == "9"
+    finally:
+        again.close()
+
+
+def test_by_default_commits_checkpoint_as_sqlite_does(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    try:
+        commit_many(store, 1200)
+        in_wal, _ = store.checkpoint()
+        assert in_wal < 1200  # checkpointed at 1,000 pages, and the WAL started again
+    finally:
+        store.close()
+
+
+def test_a_memory_store_has_no_wal() -> None:
+    store = Store(":memory:", autocheckpoint=False)
+    try:
+        assert store.checkpoint() == (0, 0)
+    finally:
+        store.close()
