@@ -55,9 +55,11 @@ function go(step) {
   render();
 }
 
-function cards(list, label, cls) {
+function cards(list, label, cls, fan = false) {
   const shown = list.length ? list.map((c) => (c === null ? h("span", { class: "card empty small", role: "img", "aria-label": "taken" }) : cardEl(c, { size: "small" }))) : [h("span", { class: "quiet" }, "none")];
-  return h("div", { class: `r-row ${cls}` }, h("span", { class: "r-label" }, label), h("span", { class: "r-cards" }, shown));
+  // A hand overlaps like a fan when it would not fit its row (pages.css: .r-fan uses --n).
+  const attrs = fan ? { class: "r-cards r-fan", style: { "--n": String(Math.max(1, list.length)) } } : { class: "r-cards" };
+  return h("div", { class: `r-row ${cls}` }, h("span", { class: "r-label" }, label), h("span", attrs, shown));
 }
 
 function seatPanel(s, i, step) {
@@ -68,10 +70,14 @@ function seatPanel(s, i, step) {
   return h(
     "section",
     { class: `r-seat${step.turn === i ? " turn" : ""}`, dataset: { seat: String(i) }, "aria-labelledby": `seat-${i}` },
-    h("h2", { id: `seat-${i}` }, h("span", { class: "name", title: s.name }, s.name), marks.length ? h("span", { class: "r-mark" }, ` · ${marks.join(" · ")}`) : null),
-    cards(s.hand, "Hand", "r-hand"),
-    cards(s.face_up.flat(), "Face up", "r-up"),
-    cards(s.face_down, "Face down", "r-down"),
+    h(
+      "div",
+      { class: "r-seat-head" },
+      h("h2", { id: `seat-${i}` }, h("span", { class: "name", title: s.name }, s.name), marks.length ? h("span", { class: "r-mark" }, ` · ${marks.join(" · ")}`) : null),
+      // ("Up" and "Down" on the screen, "Face up" and "Face down" to a screen reader)
+      h("div", { class: "r-table" }, cards(s.face_up.flat(), [h("span", { class: "sr-only" }, "Face "), "up"], "r-up"), cards(s.face_down, [h("span", { class: "sr-only" }, "Face "), "down"], "r-down")),
+    ),
+    cards(s.hand, "Hand", "r-hand", true),
   );
 }
 
@@ -129,18 +135,33 @@ function render() {
   const over = overLine(step);
   const pile = step.pile.slice(-8);
   const link = new URL(stepUrl(r.game, r.step), location.href).href;
+  // The steps, the action and the pile together (on a phone they stay in view while the seats
+  // scroll under them), then the seats, then the link (pages.css lays them out by the screen).
   show(
     h("h1", { class: "r-title" }, m.table_name || `Game ${r.game}`, h("span", { class: "quiet" }, ` · ${m.preset} · game ${r.game}`)),
-    h("div", { class: "r-sticky" }, controls(m.actions), h("p", { class: "r-action", id: "r-action" }, actionLine(step, m.dealer)), over ? h("p", { class: "r-over", id: "r-over" }, over) : null),
-    h("div", { class: "r-seats" }, step.seats.map((s, i) => seatPanel(s, i, step))),
     h(
-      "section",
-      { class: "r-pile panel", "aria-labelledby": "pile-heading" },
-      h("h2", { id: "pile-heading" }, `Pile (${step.pile.length})`),
-      h("div", { class: "r-cards", id: "r-pile-cards" }, pile.length ? pile.map((c) => cardEl(c, { size: "small" })) : h("span", { class: "quiet" }, "empty")),
-      h("p", { id: "r-facts" }, `Stock ${step.stock} · burned ${step.burned}${step.pile.length > 8 ? " · the top 8 of the pile shown, newest last" : ""}`),
+      "div",
+      { class: "r-board" },
+      h(
+        "div",
+        { class: "r-top" },
+        controls(m.actions),
+        h(
+          "div",
+          { class: "r-now" },
+          h("div", { class: "r-said" }, h("p", { class: "r-action", id: "r-action" }, actionLine(step, m.dealer)), over ? h("p", { class: "r-over", id: "r-over" }, over) : null),
+          h(
+            "section",
+            { class: "r-pile", "aria-labelledby": "pile-heading" },
+            h("h2", { id: "pile-heading" }, `Pile (${step.pile.length})`),
+            h("div", { class: "r-cards", id: "r-pile-cards" }, pile.length ? pile.map((c) => cardEl(c, { size: "small" })) : h("span", { class: "quiet" }, "empty")),
+            h("p", { id: "r-facts" }, `Stock ${step.stock} · burned ${step.burned}${step.pile.length > 8 ? " · the top 8 shown, newest last" : ""}`),
+          ),
+        ),
+      ),
+      h("div", { class: `r-seats n${step.seats.length}` }, step.seats.map((s, i) => seatPanel(s, i, step))),
+      h("p", { class: "r-share" }, h("a", { href: link, id: "r-link" }, "Link to this position")),
     ),
-    h("p", { class: "r-share" }, h("a", { href: link, id: "r-link" }, "Link to this position")),
   );
 }
 
