@@ -104,8 +104,12 @@ function render() {
     h("h1", {}, B.name),
     h("p", { class: "quiet" }, on ? "On the ladder now. " : "Not on the ladder now. ", h("a", { href: "ladder" }, "The whole ladder")),
     rowsEl(),
-    h("section", { "aria-labelledby": "b-plot-heading" }, h("h2", { id: "b-plot-heading" }, "Rating history"), plotEl(B.history.ratings)),
-    h("section", { "aria-labelledby": "b-games-heading" }, h("h2", { id: "b-games-heading" }, "Recent games"), gamesEl(B.history.games)),
+    h(
+      "div",
+      { class: "b-cols" }, // (side by side on a wide screen)
+      h("section", { "aria-labelledby": "b-plot-heading" }, h("h2", { id: "b-plot-heading" }, "Rating history"), plotEl(B.history.ratings)),
+      h("section", { "aria-labelledby": "b-games-heading" }, h("h2", { id: "b-games-heading" }, "Recent games"), gamesEl(B.history.games)),
+    ),
   );
 }
 

@@ -12,7 +12,7 @@ import { h } from "./ui.js";
 import { openViewer } from "./viewer.js";
 
 const id = new URLSearchParams(location.search).get("id");
-const T = { link: null, id: id !== null && /^\d+$/.test(id) ? Number(id) : null, info: null, list: null, error: "", busy: false, again: false, timer: null };
+const T = { link: null, id: id !== null && /^\d+$/.test(id) ? Number(id) : null, info: null, list: null, error: "", busy: false, again: false, timer: null, all: false };
 
 function show(...els) {
   document.getElementById("screen").replaceChildren(...els.filter(Boolean));
@@ -53,17 +53,25 @@ function download(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-function scrollTable(caption, idBase, head, rows) {
+function scrollTable(caption, idBase, head, rows, cls = "") {
   return h(
     "div",
     { class: "l-scroll", tabindex: "0", role: "region", "aria-labelledby": `${idBase}-caption` },
-    h("table", { class: "l-table", id: idBase }, h("caption", { id: `${idBase}-caption` }, caption), h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows)),
+    h("table", { class: `l-table ${cls}`.trim(), id: idBase }, h("caption", { id: `${idBase}-caption` }, caption), h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows)),
   );
 }
 
+// On a phone the standings show rank, participant, rating, mean place and health (when not
+// every row is "clean"); games, loss rate and firsts (class "l-more", hidden by pages.css up to
+// 45rem wide) come with "All columns".
+const MORE = new Set(["Games", "Loss rate", "Firsts"]);
+
 function standingsEl(info) {
   if (!info.standings.length) return h("p", { class: "quiet" }, "No game has finished yet.");
-  const head = ["Rank", "Participant", "Rating ± 95 %", "Games", "Mean place", "Loss rate", "Firsts", "Health"].map((c) => h("th", { scope: "col" }, c));
+  // (a column of "clean" says nothing a phone needs: it is shown when a participant misbehaved)
+  const clean = info.standings.every((r) => healthText(r) === "clean");
+  const more = (c) => MORE.has(c) || (c === "Health" && clean);
+  const head = ["Rank", "Participant", "Rating ± 95 %", "Games", "Mean place", "Loss rate", "Firsts", "Health"].map((c) => h("th", { scope: "col", class: more(c) ? "l-more" : undefined }, c));
   const rows = info.standings.map((r) =>
     h(
       "tr",
@@ -71,14 +79,15 @@ function standingsEl(info) {
       h("td", { class: "num" }, String(r.rank)),
       h("th", { scope: "row", class: "l-bot" }, r.name),
       h("td", { class: "num" }, ratingText(r.rating, r.rating_95)),
-      h("td", { class: "num" }, String(r.games)),
+      h("td", { class: "num l-more" }, String(r.games)),
       h("td", { class: "num" }, pm(r.mean_place, r.mean_place_95)),
-      h("td", { class: "num" }, pm(r.loss_rate, r.loss_rate_95)),
-      h("td", { class: "num" }, String(r.firsts)),
-      h("td", {}, healthText(r)),
+      h("td", { class: "num l-more" }, pm(r.loss_rate, r.loss_rate_95)),
+      h("td", { class: "num l-more" }, String(r.firsts)),
+      h("td", { class: clean ? "l-more" : undefined }, healthText(r)),
     ),
   );
-  return scrollTable("Standings, best rating first", "t-standings", head, rows);
+  const all = h("button", { type: "button", class: "l-all", id: "t-all", "aria-pressed": String(T.all), onclick: () => { T.all = !T.all; render(); } }, "All columns");
+  return [all, scrollTable("Standings, best rating first", "t-standings", head, rows, T.all ? "all" : "")];
 }
 
 function crossEl(info) {
@@ -138,9 +147,7 @@ function render() {
     h("p", { id: "t-progress", dataset: { status: info.status } }, progressText(info)),
     h("progress", { max: String(info.games_total), value: String(info.games_finished), "aria-label": "Games finished" }),
     h("section", { "aria-labelledby": "t-standings-heading" }, h("h2", { id: "t-standings-heading" }, "Standings"), standingsEl(info)),
-    crossEl(info),
-    runningEl(info),
-    resultsEl(info),
+    h("div", { class: "t-cols" }, crossEl(info), h("div", {}, runningEl(info), resultsEl(info))), // (side by side on a wide screen)
   );
 }
 
