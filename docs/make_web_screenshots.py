@@ -8,10 +8,11 @@ LiveServer), opens Debian's headless chromium (``/usr/bin/chromium`` with
 ``/usr/bin/chromedriver``, through Selenium from the ``test`` extra) as a 360x640 phone, and
 plays a classic game with three bots by tapping, as the browser tests do; the same moments are
 shot at 390x844, in landscape (844x390) and at 200 % zoom (180x320 CSS pixels), and the table
-screen at 1280x720 and 1920x1080. Then the read-only pages (issue 34) on a 360x640 phone and a
-1280x800 desktop: the replay viewer of a finished game of four bots, the ladder and a bot's page
-after two ladder bots played it, and a tournament's page while a tournament of bundled bots
-runs. Writes the PNG files listed in SHOTS; ``--pages`` takes only the read-only pages' shots.
+screen at 1280x720 and 1920x1080. Then the read-only pages (issue 34) on a 360x640 phone, in
+landscape (844x390), on a 1280x800 desktop and on a 1920x1080 TV: the replay viewer of a
+finished game of four bots, the ladder and a bot's page after two ladder bots played it, and a
+tournament's page while a tournament of bundled bots runs. Writes the PNG files listed in
+SHOTS; ``--pages`` takes only the read-only pages' shots.
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ PAGE_SHOTS = {
     "bot.png": "a bot's page at 1280x800, its recent games below the plot",
     "phone-tournament.png": "a tournament's page on a phone while it runs: standings ± error",
     "tournament.png": "a tournament's page at 1280x800: standings, crosstable, games in progress, downloads",
+    "landscape-replay.png": "the replay viewer on a phone in landscape (844x390): the steps, the pile and every hand",
+    "landscape-ladder.png": "the ladder on a phone in landscape",
+    "landscape-bot.png": "a bot's page on a phone in landscape",
+    "landscape-tournament.png": "a tournament's page on a phone in landscape",
+    "tv-1080-replay.png": "the replay viewer on a TV (1920x1080): full-size cards, type for a sofa",
+    "tv-1080-ladder.png": "the ladder on a TV (1920x1080)",
+    "tv-1080-bot.png": "a bot's page on a TV: the plot beside its games",
+    "tv-1080-tournament.png": "a tournament's page on a TV: the standings across the width, the crosstable beside",
 }
 SHOTS.update(PAGE_SHOTS)
 
@@ -113,8 +122,18 @@ def request(sock: socket.socket, lines: object, msg: dict[str, object], rid: int
         pass
 
 
+# The read-only pages at each size: (prefix of the file, width, height, a phone's emulation).
+PAGE_VIEWS = (
+    ("phone-", 360, 640, True),
+    ("landscape-", 844, 390, True),
+    ("", 1280, 800, False),
+    ("tv-1080-", 1920, 1080, False),
+)
+
+
 def read_only_pages(server: LiveServer) -> None:
-    """The shots of PAGE_SHOTS: the replay viewer, the ladder, a bot's page, a tournament's page."""
+    """The shots of PAGE_SHOTS: the replay viewer, the ladder, a bot's page, a tournament's page,
+    each at the sizes of PAGE_VIEWS."""
     owner = Owner(server.port)
     phone = desk = None
     try:
@@ -127,11 +146,15 @@ def read_only_pages(server: LiveServer) -> None:
         owner.request({"type": "start_tournament", "tournament": cup_id["tournament"]})
         phone, desk = browser(360, 640, mobile=True), browser(1280, 800, mobile=False)
         total = len(record["record"]["actions"])
-        for driver, step, name in ((phone, total // 2, "phone-replay.png"), (desk, total, "replay.png")):
+
+        for prefix, width, height, mobile in PAGE_VIEWS:
+            driver = phone if mobile else desk
+            assert driver is not None
+            size(driver, width, height, mobile=mobile)
+            step = total if prefix == "" else total // 2
             driver.get(f"{server.url}replay?game={game}&step={step}")
             until(driver, lambda d, s=step: css(d, "#r-count") and css(d, "#r-count")[0].text == f"{s} / {total}")
-            shot(driver, name)
-        for driver, prefix in ((phone, "phone-"), (desk, "")):
+            shot(driver, f"{prefix}replay.png")
             driver.get(f"{server.url}ladder")
             until(driver, lambda d: css(d, "#l-table tbody tr"))
             shot(driver, f"{prefix}ladder.png")
@@ -140,7 +163,10 @@ def read_only_pages(server: LiveServer) -> None:
             shot(driver, f"{prefix}bot.png")
         for _ in range(6):
             owner.until(lambda m: m["type"] == "tournament_game")
-        for driver, prefix in ((phone, "phone-"), (desk, "")):
+        for prefix, width, height, mobile in PAGE_VIEWS:
+            driver = phone if mobile else desk
+            assert driver is not None
+            size(driver, width, height, mobile=mobile)
             driver.get(f"{server.url}tournament?id={cup_id['tournament']}")
             until(driver, lambda d: css(d, "#t-standings tbody tr") and css(d, "#t-running a"))
             shot(driver, f"{prefix}tournament.png")
