@@ -24,6 +24,10 @@ from tests.web.test_play import css, tap, until
 from tests.web.test_replay import at_step, finished_game
 from tests.web.test_tv import Owner
 
+# One worker runs this module (the README's test command distributes by group): its shared
+# server takes a minute to set up (a game, a tournament, two ladder bots).
+pytestmark = pytest.mark.xdist_group("pages_sizes")
+
 # The boxes of the replay's controls, pile, seats and hands, with the viewport and the scroll.
 REPLAY_BOXES = """
 const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };

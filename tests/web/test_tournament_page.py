@@ -122,7 +122,8 @@ def test_a_tournament_page_follows_a_tournament_to_its_end(live_server: LiveServ
             table = int(css(driver, "#t-running a")[0].get_attribute("href").rsplit("=", 1)[1])
             assert table > 0
             assert css(driver, ".card") == []
-        over = owner.until(lambda m: m["type"] == "tournament_over")
+        # (searching bots on a loaded machine: minutes may pass without a message to the owner)
+        over = owner.until(lambda m: m["type"] == "tournament_over", timeout=600)
     finally:
         owner.close()
     info = over["info"]

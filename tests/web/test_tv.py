@@ -32,13 +32,19 @@ class Owner:
         assert answer["type"] != "error", answer
         return answer
 
-    def until(self, want: Any) -> dict[str, Any]:
-        while True:
-            line = self.file.readline()
-            assert line, "the server closed the connection"
-            msg: dict[str, Any] = json.loads(line)
-            if want(msg):
-                return msg
+    def until(self, want: Any, *, timeout: float = 30.0) -> dict[str, Any]:
+        """The next message ``want`` accepts; ``timeout``: seconds any one read may wait (a
+        bound against a hang, not an expectation)."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                line = self.file.readline()
+                assert line, "the server closed the connection"
+                msg: dict[str, Any] = json.loads(line)
+                if want(msg):
+                    return msg
+        finally:
+            self.sock.settimeout(30.0)
 
     def close(self) -> None:
         self.sock.close()
