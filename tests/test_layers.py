@@ -10,7 +10,8 @@ of ``protocol/``, ``server/`` and ``client/`` with ``ast``.
   ``server.storage`` those and the pure computations; the request modules (:data:`REQUESTS`)
   those, storage, each other and, of the shell, only :data:`HANDLER_CONTRACT`; ``server.shell``
   anything of the server. ``client`` imports the protocol, itself, the engine and the pure
-  tournament modules. Only entry points (``__main__`` modules) may wire server and client
+  tournament modules; inside it, the SDK only the protocol and itself, the bots the protocol,
+  the engine and each other, hosting those, the SDK and itself. Only entry points (``__main__`` modules) may wire server and client
   together. Importing a module also runs its packages' ``__init__``: those count too, unless
   they import nothing of ours (a package that is only a namespace).
 * **No circles**: no module imports another that imports it back, directly or through others.
@@ -79,6 +80,9 @@ class Layer:
     banned_stdlib: frozenset[str] = frozenset()
 
 
+#: What the client's hosting of a bot stands on: the SDK, the bots, the event loop's choice.
+CLIENT_BASE = ("client.sdk", "client.bot", "client.bots", "client.eventloop")
+
 _BELOW_STORAGE = ("protocol", "server.engine", *PURE_TOURNAMENT, *PURE_LADDER, *COORDINATORS)
 
 #: First match wins, so the narrower layers come first. Bottom up: the protocol; the engine;
@@ -105,6 +109,15 @@ LAYERS = (
     Layer("request", REQUESTS, (*_BELOW_STORAGE, "server.storage", *REQUESTS, *HANDLER_CONTRACT)),
     Layer("server.shell", ("server.shell",), ("protocol", "server")),
     Layer("server", ("server",), ("protocol", "server")),
+    # The client bottom up: the SDK (the protocol over a connection), the bots (deciders over a
+    # view, with the engine's rules), hosting (a bot run over the SDK); the programs on top.
+    Layer("client.sdk", ("client.sdk",), ("protocol", "client.sdk")),
+    Layer("bot", ("client.bot", "client.bots"), ("protocol", "server.engine", "client.bot", "client.bots")),
+    Layer(
+        "client.hosting",
+        ("client.hosting",),
+        ("protocol", "server.engine", *CLIENT_BASE, "client.hosting"),
+    ),
     Layer("client", ("client",), ("protocol", "client", "server.engine", *PURE_TOURNAMENT)),
 )
 #: Entry points wire the layers together: they may import anything.
@@ -418,11 +431,13 @@ def test_the_checker_finds_upward_imports(tmp_path: Path) -> None:
                 "from server.tournament import service\nimport server.shell.app\n"
             ),
             "client/tournament/__main__.py": "from server.shell.app import App\n",
+            "client/sdk/link.py": "from client.hosting.host import play\n",
         },
     )
     assert sorted(layer_violations(root)) == [
         "client/house.py:3: client module client.house imports server.tournament.service",
         "client/house.py:4: client module client.house imports server.shell.app",
+        "client/sdk/link.py:1: client.sdk module client.sdk.link imports client.hosting.host",
         "protocol/wire.py:2: protocol must not import asyncio",
         "protocol/wire.py:3: protocol module protocol.wire imports server.shell.app",
         "server/engine/game.py:2: server.engine must not import numpy (not ours, not stdlib)",
