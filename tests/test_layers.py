@@ -11,9 +11,10 @@ of ``protocol/``, ``server/`` and ``client/`` with ``ast``.
   those, storage, each other and, of the shell, only :data:`HANDLER_CONTRACT`; ``server.shell``
   anything of the server. ``client`` imports the protocol, itself, the engine and the pure
   tournament modules; inside it, the SDK only the protocol and itself, the bots the protocol,
-  the engine and each other, hosting those, the SDK and itself. Only entry points (``__main__`` modules) may wire server and client
-  together. Importing a module also runs its packages' ``__init__``: those count too, unless
-  they import nothing of ours (a package that is only a namespace).
+  the engine and each other, hosting those, the SDK and itself. Only entry points (``__main__``
+  modules) may wire server and client together. Importing a module also runs its packages'
+  ``__init__``: those count too, unless they import nothing of ours (a package that is only a
+  namespace).
 * **No circles**: no module imports another that imports it back, directly or through others.
   Every import counts: at module level, inside functions, and under ``TYPE_CHECKING`` (a
   dependency for the type checker is still a dependency).
