@@ -153,7 +153,7 @@ def status() -> int:
 #: drive the page's JavaScript against a server whose WebSocket door (server/shell/web.py) tests/server
 #: covers compiled too; leaving them out keeps CI's time within bounds. ``pure_only`` tests
 #: replace a method of a class, or read its ``__dict__``, that is native when compiled (pyproject).
-COMPILED_TESTS = ("-n", "4", "tests", "--ignore=tests/web", "-m", "not pure_only")
+COMPILED_TESTS = ("-n", "4", "--dist", "loadfile", "tests", "--ignore=tests/web", "-m", "not pure_only")
 
 
 def test() -> int:

@@ -14,15 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from client.cli.__main__ import choose_server, pick
 from client.discovery import FoundServer, find_servers
 
 # These servers advertise on the loopback's multicast DNS, one name space for every process of
-# the machine: two tests advertising "alpha" at once (the suite's workers) would rename one
-# "alpha-2". The module runs on one worker (--dist loadgroup, pyproject).
-pytestmark = pytest.mark.xdist_group("mdns")
+# the machine: two tests advertising "alpha" at once would rename one "alpha-2". The README's
+# test command runs each file whole on one worker (--dist loadfile), so they never overlap.
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOPBACK = ["127.0.0.1"]

@@ -24,9 +24,8 @@ from tests.web.test_play import css, tap, until
 from tests.web.test_replay import at_step, finished_game
 from tests.web.test_tv import Owner
 
-# One worker runs this module (the README's test command distributes by group): its shared
-# server takes a minute to set up (a game, a tournament, two ladder bots).
-pytestmark = pytest.mark.xdist_group("pages_sizes")
+# (The README's test command runs each file whole on one worker: this module's shared server,
+# a minute to set up with a game, a tournament and two ladder bots, is made once.)
 
 # The boxes of the replay's controls, pile, seats and hands, with the viewport and the scroll.
 REPLAY_BOXES = """
