@@ -52,6 +52,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -236,6 +237,10 @@ class Store:
         self.path = str(path)
         self._lock_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None
+        # Held while the checkpointer's connection is used or closed: closing a connection that
+        # another thread is inside crashes the interpreter (sqlite3 does not guard it).
+        self._checkpoint_lock = threading.Lock()
+        self._closed = False
         self._busy_timeout = busy_timeout
         try:
             if self.path != ":memory:":
@@ -322,21 +327,28 @@ class Store:
         """Copy what the WAL holds back into the database file (a ``PASSIVE`` checkpoint: it
         never waits for the writer, nor makes it wait), on a connection of its own, opened at
         the first call; returns SQLite's (pages in the WAL, pages copied). Call it from one
-        thread, never the writer's, and not after :meth:`close`. For a store opened with
-        ``autocheckpoint=False`` (module docstring); a ``":memory:"`` store has no WAL: (0, 0)."""
+        thread, never the writer's. :meth:`close` waits for a checkpoint under way; after it,
+        this does nothing and returns (0, 0), as for a ``":memory:"`` store, which has no WAL.
+        For a store opened with ``autocheckpoint=False`` (module docstring)."""
         if self.path == ":memory:":
             return (0, 0)
-        if self._checkpointer is None:
-            self._checkpointer = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None, timeout=self._busy_timeout
-            )
-        row = self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        return (int(row[1]), int(row[2]))
+        with self._checkpoint_lock:
+            if self._closed:
+                return (0, 0)
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(
+                    self.path, check_same_thread=False, isolation_level=None, timeout=self._busy_timeout
+                )
+            row = self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            return (int(row[1]), int(row[2]))
 
     def close(self) -> None:
+        """Close the file (after a checkpoint under way on another thread has finished)."""
         try:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
+            with self._checkpoint_lock:
+                self._closed = True
+                if self._checkpointer is not None:
+                    self._checkpointer.close()
             self.db.close()
         finally:
             self._unlock()

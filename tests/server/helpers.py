@@ -105,5 +105,6 @@ async def crash(app: App) -> None:
         if s.transport is not None:
             s.transport.abort()
     app.db_thread.shutdown(wait=True)  # a commit under way finishes, as the OS would finish the write
+    app.checkpoint_thread.shutdown(wait=True)  # (so does a checkpoint)
     assert app.store is not None
     app.store.close()

@@ -5,9 +5,11 @@ and the messages held for that batch waited for its syncs)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from server.storage.store import Store
+from tests.server.waiting import GUARD
 
 
 def commit_many(store: Store, n: int) -> None:
@@ -49,3 +51,20 @@ def test_a_memory_store_has_no_wal() -> None:
         assert store.checkpoint() == (0, 0)
     finally:
         store.close()
+
+
+def test_close_waits_for_a_checkpoint_and_later_ones_do_nothing(tmp_path: Path) -> None:
+    """close() takes the checkpointer's lock (closing a connection another thread is inside
+    crashed the interpreter: a test's crash() closed the store under a running checkpoint), so it
+    returns only once a checkpoint under way is done; a checkpoint after close does nothing."""
+    store = Store(tmp_path / "db.sqlite3", autocheckpoint=False)
+    commit_many(store, 5)
+    assert store.checkpoint()[1] >= 5
+    closing = threading.Thread(target=store.close)
+    with store._checkpoint_lock:  # as a checkpoint under way holds it
+        closing.start()
+        closing.join(timeout=0.2)  # (a bound: the assertion is that it is still waiting)
+        assert closing.is_alive(), "close() went ahead of a checkpoint under way"
+    closing.join(timeout=GUARD)
+    assert not closing.is_alive()
+    assert store.checkpoint() == (0, 0)
