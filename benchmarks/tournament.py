@@ -21,7 +21,9 @@ tournament (``--bots ismcts,ismcts,ismcts,ismcts --budget 0.1``); four of them m
 several seconds, so it is run with few games and only the N-worker rows. A time budget is wall
 time, so thinking bots play one table at a time per worker by default (``--concurrency 1``):
 tables at once would think in threads side by side, each decision still 0.1 s, and the games/s
-would grow with the concurrency for weaker play, comparing nothing. ``--budget`` can only be
+would grow with the concurrency for weaker play, comparing nothing. For the same reason two
+runs of thinking bots play different games of different lengths, so their summary gives the
+ratio of actions/s beside the ratio of games/s: the same work compared. ``--budget`` can only be
 the bots' own default: the organiser makes bundled bots with ``make_bot(kind, rng)``, which
 passes no budget.
 
@@ -103,10 +105,11 @@ def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
     """Best and median games/s of every row, the ratios of medians, the builds compared."""
     print("\nSummary: games/s, best and median of the runs (how many: in brackets)")
     medians: dict[tuple, float] = {}
+    action_medians: dict[tuple, float] = {}
     for (build, way, workers), got in runs.items():
         rates = [g["games"] / g["seconds"] for g in got]
         medians[build, way, workers] = median = statistics.median(rates)
-        acts = statistics.median(g["actions"] / g["seconds"] for g in got)
+        action_medians[build, way, workers] = acts = statistics.median(g["actions"] / g["seconds"] for g in got)
         print(
             f"  {build or 'as is':9} {label(way, workers):32} {max(rates):8.2f} best {median:8.2f} median"
             f"  ({acts:9,.0f} actions/s median) [{len(rates)}]"
@@ -120,7 +123,17 @@ def summary(args: argparse.Namespace, runs: dict, thinking: bool) -> None:
         ratio = medians[build, way, workers] / medians[build, "in-process", workers]
         target = 0.9 if workers > 1 and thinking else 0.6 if workers == 1 and not thinking else None
         verdict = "" if target is None else f"   (target >= {target}: {'met' if ratio >= target else 'NOT met'})"
-        print(f"  {build or 'as is':9} {workers} {'worker ' if workers == 1 else 'workers'}: {ratio:6.3f}{verdict}")
+        per_action = ""
+        if thinking:
+            # A time budget makes the bots' games differ from run to run, and their lengths with
+            # them (4 games of four ismcts bots: 582 actions in one run, 689 in another): the
+            # games/s ratio carries that chance, the actions/s ratio compares the same work.
+            a = action_medians[build, way, workers] / action_medians[build, "in-process", workers]
+            per_action = f"   actions/s: {a:6.3f}"
+        print(
+            f"  {build or 'as is':9} {workers} {'worker ' if workers == 1 else 'workers'}: {ratio:6.3f}{verdict}"
+            f"{per_action}"
+        )
     if "pure" in args.builds and "compiled" in args.builds:
         print("Compiled / pure, medians:")
         for build, way, workers in medians:
