@@ -9,6 +9,7 @@ against a bare msgpack echo server over the same number of connections.
     python benchmarks/server.py --transport ws   # WebSocket vs JSON lines, side by side
     python benchmarks/server.py --builds --rounds 3   # pure vs compiled server vs the floor, alternating
     python benchmarks/server.py --builds --think 200  # the same, paced: acts after 0-200 ms, 25 and 250 tables
+    python benchmarks/server.py --gc-pauses --rounds 3   # the collector's pauses, CPython's schedule vs ours
 
 Everything is started here and stopped at the end (also on Ctrl-C), on 127.0.0.1 only:
 
@@ -699,6 +700,41 @@ def profiled_server_main(out: str, argv: list[str]) -> int:
         prof.dump_stats(out)
 
 
+def gc_server_main(out: str, schedule: str, argv: list[str]) -> int:
+    """Run the real server in this process and record every garbage collection between SIGUSR1
+    and SIGUSR2: its generation and the CPU time of the thread it ran on (load on the machine
+    does not lengthen it, as it does a wall-clock pause). ``schedule`` ``cpython`` keeps
+    CPython's thresholds, ``server`` lets ``python -m server`` set its own
+    (server/shell/collector.py). Written to ``out`` as JSON when the server exits."""
+    sys.path.insert(0, str(ROOT))
+    import server.__main__ as entry
+
+    if schedule == "cpython":
+        entry.schedule_for_latency = lambda: None  # type: ignore[assignment]
+    recording = False
+    began = 0.0
+    pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+
+    def on_collection(phase: str, info: dict[str, int]) -> None:
+        nonlocal began
+        if phase == "start":
+            began = time.thread_time()
+        elif recording:
+            pauses[info["generation"]].append((time.thread_time() - began) * 1e3)
+
+    def window(opened: bool) -> None:
+        nonlocal recording
+        recording = opened
+
+    gc.callbacks.append(on_collection)
+    signal.signal(signal.SIGUSR1, lambda *_: window(True))
+    signal.signal(signal.SIGUSR2, lambda *_: window(False))
+    try:
+        return entry.main(argv)
+    finally:
+        Path(out).write_text(json.dumps({"thresholds": gc.get_threshold(), "pauses_ms": pauses}))
+
+
 # =========================================================================== orchestration (parent)
 
 
@@ -783,10 +819,13 @@ class Server:
         *,
         echo: bool = False,
         fanout: dict[str, Any] | None = None,
-        profile: str | None = None,
+        wrapper: list[str] | None = None,
         source: Path = ROOT,
         build: str | None = None,
     ):
+        """``wrapper``: run the server inside this script instead of ``python -m server``, in
+        one of its wrapper modes (``["--profiled-server", OUT]``, ``["--gc-server", OUT,
+        SCHEDULE]``), which act between SIGUSR1 and SIGUSR2 (:func:`measured_run`)."""
         self.kids = kids
         self.err_path = tmp / f"{tag}.stderr"
         me = str(Path(__file__).resolve())
@@ -808,8 +847,8 @@ class Server:
             cmd = [sys.executable, me, "--echo-server"]
         elif fanout is not None:
             cmd = [sys.executable, me, "--fanout-server", json.dumps(fanout)]
-        elif profile:
-            cmd = [sys.executable, me, "--profiled-server", profile, "--", *args]
+        elif wrapper:
+            cmd = [sys.executable, me, *wrapper, "--", *args]
         else:
             cmd = [sys.executable, "-m", "server", *args]
         with open(self.err_path, "w") as err:
@@ -846,7 +885,7 @@ def split(total: int, parts: int) -> list[int]:
 
 
 def measured_run(
-    srv: Server, gens: list[subprocess.Popen[str]], warmup: float, seconds: float, profile: bool = False
+    srv: Server, gens: list[subprocess.Popen[str]], warmup: float, seconds: float, window_signals: bool = False
 ) -> dict[str, Any]:
     """Everyone is connected: go, warm up, measure [t0, t1] on the server and in the clients."""
     t0 = time.monotonic() + 0.3 + warmup
@@ -855,12 +894,12 @@ def measured_run(
         tell(g, f"go {t0} {t1}")
     time.sleep(max(0.0, t0 - time.monotonic()))
     (user0, sys0) = proc_cpu_split(srv.pid)
-    if profile:
+    if window_signals:  # the wrapped server's window opens
         os.kill(srv.pid, signal.SIGUSR1)
     time.sleep(max(0.0, t1 - time.monotonic()))
     (user1, sys1) = proc_cpu_split(srv.pid)
     cpu0, cpu1 = user0 + sys0, user1 + sys1
-    if profile:
+    if window_signals:
         os.kill(srv.pid, signal.SIGUSR2)
     rss = proc_rss(srv.pid)
     results = [read_event(g, "result", timeout=seconds + 120) for g in gens]
@@ -908,13 +947,13 @@ def game_scenario(
     procs: int,
     warmup: float,
     seconds: float,
-    profile: str | None = None,
+    wrapper: list[str] | None = None,
     source: Path = ROOT,
     wire: str = "msgpack",
     build: str | None = None,
     think: float = 0.0,
 ) -> dict[str, Any]:
-    srv = Server(kids, tmp, tag, profile=profile, source=source, build=build)
+    srv = Server(kids, tmp, tag, wrapper=wrapper, source=source, build=build)
     try:
         time.sleep(0.3)
         rss0 = proc_rss(srv.pid)
@@ -937,7 +976,7 @@ def game_scenario(
         setup = max(read_event(g, "seated")["seconds"] for g in gens)
         time.sleep(0.5)
         rss_seated = proc_rss(srv.pid)
-        res = measured_run(srv, gens, warmup, seconds, profile=profile is not None)
+        res = measured_run(srv, gens, warmup, seconds, window_signals=wrapper is not None)
         res.update(
             tables=tables,
             idle=idle,
@@ -1175,6 +1214,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--builds", action="store_true", help="pure vs compiled server vs the floor, alternating")
     p.add_argument(
+        "--gc-pauses",
+        action="store_true",
+        help="paced at 1,000 connections (--think, default 200): the server's garbage collections, "
+        "CPython's thresholds vs the server's schedule, alternating",
+    )
+    p.add_argument(
         "--think",
         type=float,
         default=0.0,
@@ -1193,6 +1238,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--fanout-server", help=argparse.SUPPRESS)
     p.add_argument("--profiled-server", help=argparse.SUPPRESS)
+    p.add_argument("--gc-server", nargs=2, metavar=("OUT", "SCHEDULE"), help=argparse.SUPPRESS)
     p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -1244,6 +1290,52 @@ def compare(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
     for key, label, fmt in figures:
         b, n = med("baseline", key), med("now", key)
         print(f"  {label:28} {fmt.format(b):>12} {fmt.format(n):>12} {n / b:>13.3f}")
+
+
+def gc_pauses(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
+    """The paced scenario at 1,000 connections (``--think``, default 200 ms) with the server's
+    garbage collections recorded in the measured window (:func:`gc_server_main`), CPython's
+    thresholds and the server's schedule alternately: the pauses, and the act-to-ok latency
+    they land in."""
+    think = (args.think or 200.0) / 1000
+    tables = P99_CONNECTIONS // 4
+    print(
+        f"\nGC PAUSES: {tables} tables, paced (think 0-{think * 1000:g} ms), {args.rounds} alternating rounds; "
+        "pauses in CPU ms of the collecting thread, in the measured window"
+    )
+    rows: dict[str, list[dict[str, Any]]] = {"cpython": [], "server": []}
+    for k in range(args.rounds):
+        for schedule in rows:
+            out = tmp / f"gc-{schedule}-{k}.json"
+            r = game_scenario(
+                kids, tmp, f"gc-{schedule}-{k}", tables, 0, args.client_procs, args.warmup, args.seconds,
+                wrapper=["--gc-server", str(out), schedule], think=think,
+            )  # fmt: skip
+            got = json.loads(out.read_text())
+            r["thresholds"] = tuple(got["thresholds"])
+            r["pauses"] = {int(g): sorted(v) for g, v in got["pauses_ms"].items()}
+            rows[schedule].append(r)
+            gens = "  ".join(
+                f"gen{g} {len(v):4} x p50 {percentile(v, 50):5.2f} max {max(v, default=0.0):6.2f}"
+                for g, v in r["pauses"].items()
+            )
+            print(
+                f"  round {k + 1} {schedule:8} {r['thresholds']!s:15} {r['rate']:>6,.0f} actions/s   "
+                f"p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms   {gens}",
+                flush=True,
+            )
+    print(f"\n  {'median of rounds':40} {'cpython':>10} {'server':>10}")
+    figures: tuple[tuple[str, Callable[[dict[str, Any]], float]], ...] = (
+        ("act -> ok p99, ms", lambda r: r["p99"]),
+        ("act -> ok p50, ms", lambda r: r["p50"]),
+        ("collections a second", lambda r: sum(len(v) for v in r["pauses"].values()) / r["wall"]),
+        ("collector CPU, ms a second", lambda r: sum(sum(v) for v in r["pauses"].values()) / r["wall"]),
+        ("pauses over 2 ms, a second", lambda r: sum(x > 2 for v in r["pauses"].values() for x in v) / r["wall"]),
+        ("longest pause, ms", lambda r: max((max(v, default=0.0) for v in r["pauses"].values()), default=0.0)),
+    )
+    for label, figure in figures:
+        values = {schedule: sorted(figure(r) for r in got)[len(got) // 2] for schedule, got in rows.items()}
+        print(f"  {label:40} {values['cpython']:>10.2f} {values['server']:>10.2f}")
 
 
 def builds(kids: Children, tmp: Path, args: argparse.Namespace) -> None:
@@ -1380,11 +1472,15 @@ def run(args: argparse.Namespace) -> None:
             builds(kids, tmp, args)
             return
 
+        if args.gc_pauses:
+            gc_pauses(kids, tmp, args)
+            return
+
         if args.profile:
             prof = str(tmp / "server.prof")
             r = game_scenario(
                 kids, tmp, "prof", args.tables, 0, args.client_procs, args.warmup, args.seconds,
-                profile=prof, think=args.think / 1000,
+                wrapper=["--profiled-server", prof], think=args.think / 1000,
             )  # fmt: skip
             pace = f", paced (think 0-{args.think:g} ms)" if args.think else ""
             print_game(f"MAIN (server under cProfile: slower than normal): {args.tables} tables{pace}", r, False)
@@ -1542,6 +1638,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.profiled_server:
         return profiled_server_main(args.profiled_server, args.rest)
+    if args.gc_server:
+        return gc_server_main(*args.gc_server, args.rest)
     raise_fd_limit()
     # SIGTERM and SIGHUP unwind like Ctrl-C (SIGINT too, even if it was ignored when we were
     # started in the background), so that every child is stopped on the way out.

@@ -29,6 +29,7 @@ from server.config import DEFAULT_PORT, ServerConfig
 from server.engine.buildinfo import describe_build
 from server.shell.advertise import Advertiser
 from server.shell.app import App
+from server.shell.collector import schedule_for_latency
 from server.shell.net import lan_addresses
 from server.shell.web import WebFiles
 from server.storage.store import StoreError
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     logging.getLogger("server").info("running %s", describe_build())
     use_uvloop_if_installed()
+    schedule_for_latency()
     try:
         asyncio.run(serve(config))
     except (StoreError, CannotListen) as exc:
