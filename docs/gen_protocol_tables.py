@@ -91,7 +91,8 @@ SETTING_HELP: dict[str, str] = {
     "port": "TCP port (`--port`; 0 picks a free one).",
     "db": "SQLite file with accounts, finished games and the live state of tables (`--db`).",
     "password": "Server password asked in `login.server_password` (`--password`); none: open.",
-    "allow_guests": "Whether `login` with `guest: true` is allowed (`--no-guests`).",
+    "allow_guests": "Whether `login` with `guest: true` is allowed (`--no-guests`); viewers"
+    " (`viewer: true`, who only read) are let in either way.",
     "log_level": "DEBUG, INFO, WARNING or ERROR (`--log-level`).",
     "reconnect_grace": "Seconds an absent seat's clock runs normally; after that the server"
     " plays for it at once (`--reconnect-grace`).",

@@ -99,7 +99,8 @@ class Hello(Message):
 
 @wire_message
 class Login(Message):
-    """Log in as an account (name + password, or a login token), a guest, or a bot."""
+    """Log in as an account (name + password, or a login token), a guest, a bot, or a viewer
+    (``viewer``: a connection that only reads, admitted whether or not guests are)."""
 
     TYPE = "login"
     DIRECTION = Direction.C2S
@@ -108,6 +109,13 @@ class Login(Message):
     password: str | None = password_field("Account password; omitted for guests.")
     guest: bool = fld(Kind.BOOL, default=False, doc="Play as a guest under this name.")
     bot: bool = fld(Kind.BOOL, default=False, doc="This client is a program, not a person.")
+    viewer: bool = fld(
+        Kind.BOOL,
+        default=False,
+        doc="Only read (section 3, Viewers): admitted even where guests are not, under a name the"
+        " server gives (name, password, guest, bot, token and login_token are not looked at);"
+        " every request but the reading ones is refused with VIEWER_READ_ONLY.",
+    )
     server_password: str | None = password_field("The server's own password, when welcome.password_required is true.")
     token: str | None = fld(
         Kind.STR,

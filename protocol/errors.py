@@ -50,6 +50,7 @@ class ErrorCode(StrEnum):
     LOGIN_THROTTLED = "LOGIN_THROTTLED"
     BAD_NAME = "BAD_NAME"
     NAME_TAKEN = "NAME_TAKEN"
+    VIEWER_READ_ONLY = "VIEWER_READ_ONLY"
     # Connection limits.
     RATE_LIMITED = "RATE_LIMITED"
     TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
@@ -155,6 +156,11 @@ ERROR_HELP: dict[ErrorCode, str] = {
         " registered account; names that differ only in case or width are the same name)."
         " suggestion holds a free name to offer instead. Log in with another name, or come back"
         " with your own login token or seat token."
+    ),
+    ErrorCode.VIEWER_READ_ONLY: (
+        "This connection logged in as a viewer (login.viewer), which only reads: it may send ping,"
+        " logout and the requests that read (section 3, Viewers), nothing that plays, chats or"
+        " registers. Log in as a player, on a new connection, to do this."
     ),
     ErrorCode.RATE_LIMITED: ("Too many requests or login attempts. Wait retry_after seconds, then retry."),
     ErrorCode.TOO_MANY_CONNECTIONS: (

@@ -90,7 +90,14 @@ class LoggedIn(Message):
         max_len=128,
         doc="A login token: login_token in a later login stands for the password (or, for a guest,"
         " proves it is the same guest) until logout. Keep it like a password; absent for the"
-        " server's own bots.",
+        " server's own bots and for viewers.",
+    )
+    viewer: bool | None = fld(
+        Kind.BOOL,
+        default=None,
+        doc="true: logged in as a viewer (login.viewer), a connection that only reads; name is the"
+        " one the server gave it, which holds nothing. Absent for every other login (so a client"
+        " that never asks for a viewer never meets the field).",
     )
 
 

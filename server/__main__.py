@@ -90,7 +90,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--port", type=int, help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--db", help="SQLite file (default ~/.local/share/shithead/server.sqlite3)")
     p.add_argument("--password", help="server password that clients must give at login")
-    p.add_argument("--no-guests", dest="allow_guests", action="store_false", default=None, help="refuse guest logins")
+    p.add_argument(
+        "--no-guests",
+        dest="allow_guests",
+        action="store_false",
+        default=None,
+        help="refuse guest logins (the read-only pages' viewers still get in)",
+    )
     p.add_argument("--reconnect-grace", type=float, help="seconds a dropped player's seat waits (default 120)")
     p.add_argument(
         "--restart-grace",

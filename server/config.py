@@ -100,6 +100,7 @@ class ServerConfig:
     password: str | None = None
     """Server password asked at login, or None for an open server."""
     allow_guests: bool = True
+    """Whether guests may log in; viewers (``login.viewer``: they only read) may either way."""
     log_level: str = "INFO"
     reconnect_grace: float = 120.0
     """Seconds a dropped player's seat is kept for a reconnect."""

@@ -55,7 +55,7 @@ class ChallengeDesk:
 
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(ChallengeRequest, self.challenge, writes=True)
-        handlers.add(GetChallenge, self.get, writes=False)
+        handlers.add(GetChallenge, self.get, writes=False, viewers=True)
 
     def challenge(self, s: Session, msg: ChallengeRequest) -> Reply:
         if s.guest:

@@ -135,8 +135,8 @@ class LadderService:
     def register_handlers(self, handlers: Handlers) -> None:
         handlers.add(LadderJoin, self.join, writes=True)
         handlers.add(LadderLeave, self.leave, writes=True)
-        handlers.add(GetLadder, self.standings, writes=False)
-        handlers.add(LadderGames, self.games, writes=False)
+        handlers.add(GetLadder, self.standings, writes=False, viewers=True)
+        handlers.add(LadderGames, self.games, writes=False, viewers=True)
 
     # ------------------------------------------------------------------ requests
 

@@ -1,5 +1,5 @@
 """Login and accounts: guests, registered names (created at their first login), bot accounts,
-the server password, the one-time logins of the bundled bots, login tokens, and the
+viewers, the server password, the one-time logins of the bundled bots, login tokens, and the
 failed-login throttle.
 
 Who logs in is an identity (:mod:`server.login.identity`), never just a name:
@@ -12,17 +12,23 @@ Who logs in is an identity (:mod:`server.login.identity`), never just a name:
   account is registered under it. The check and the taking of the name happen in one step of
   the event loop, so two logins racing for one name cannot both get it; two first logins racing
   to register one name are taken one after the other (the second one then logs in to the
-  account the first created, if its password is the same).
+  account the first created, if its password is the same);
+* a viewer (``login.viewer``, the read-only pages) is a new identity at every login, whatever
+  ``allow_guests`` says (it only reads: :attr:`server.shell.reply.Handler.viewers`), once the
+  server password is right. The server names it ``viewer-<n>`` (the name it sent is not looked
+  at) and that name holds nothing: nobody is kept from a name by a viewer, and a viewer never
+  meets NAME_TAKEN.
 
-Every login but the bundled bots' is given a login token (``logged_in.token``), kept hashed in
-the database until ``logout`` ends it. Passwords are hashed with scrypt in a thread pool, a
-bounded number at a time (:class:`server.login.auth.PasswordHasher`); accounts and login tokens are
-read and written on the writer thread.
+Every login but the bundled bots' and the viewers' is given a login token (``logged_in.token``),
+kept hashed in the database until ``logout`` ends it. Passwords are hashed with scrypt in a thread
+pool, a bounded number at a time (:class:`server.login.auth.PasswordHasher`); accounts and login
+tokens are read and written on the writer thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import math
 import sqlite3
@@ -35,7 +41,14 @@ from protocol.messages import LoggedIn, Login, Logout, Ok
 from protocol.names import name_error, name_key, normalize_name
 from server.config import ServerConfig
 from server.login.auth import PasswordHasher, new_salt, new_token, token_hash, token_matches
-from server.login.identity import account_identity, guest_identity, house_identity, is_guest, suggest_name
+from server.login.identity import (
+    account_identity,
+    guest_identity,
+    house_identity,
+    is_guest,
+    suggest_name,
+    viewer_identity,
+)
 from server.login.throttle import LoginThrottle
 from server.shell.reply import Reply
 from server.shell.session import ClientSession
@@ -82,6 +95,8 @@ class Accounts:
         create it), and how many logins use it (it goes when none does)."""
         self._reserved: dict[str, str] = {}
         """Name key -> the identity of a login that checked the name free and awaits its end."""
+        self._viewers = itertools.count(1)
+        """The numbers of the viewers' names (``viewer-1``, ``viewer-2``...), one per login."""
 
     def held_by(self, key: str) -> str | None:
         """The identity holding the name of ``key``: on the server, or by a login in progress."""
@@ -90,6 +105,9 @@ class Accounts:
     async def login(self, s: ClientSession, msg: Login) -> LoggedIn | None:
         """Log ``s`` in; returns the answer (None if the connection went away meanwhile).
         Raises :class:`TableError` for a refused login."""
+        if msg.viewer:
+            self._check_server_password(s, msg)
+            return self._viewer(s, msg)
         kind = self.hosted.claim(msg.name, msg.password)
         if kind is not None:
             # A bundled bot started by this server: a guest bot whatever the server's settings.
@@ -108,19 +126,34 @@ class Accounts:
         problem = name_error(name)
         if problem is not None:
             raise TableError(ErrorCode.BAD_NAME, problem)
-        cfg = self.config
-        if cfg.password is not None:
-            if msg.server_password is None:
-                raise TableError(ErrorCode.SERVER_PASSWORD_REQUIRED, "this server needs server_password")
-            self._not_throttled(None, s.address)
-            if not token_matches(msg.server_password, token_hash(cfg.password)):
-                self.throttle.failed(None, s.address)  # guessable too
-                raise TableError(ErrorCode.AUTH_FAILED, "wrong server password")
+        self._check_server_password(s, msg)
         if msg.login_token is not None:
             return await self._with_login_token(s, msg, name, msg.login_token)
         if msg.guest:
             return await self._guest(s, msg, name)
         return await self._account(s, msg, name)
+
+    def _check_server_password(self, s: ClientSession, msg: Login) -> None:
+        """Refuse the login unless it carries the server's password (when the server has one);
+        a wrong one counts against the address, as a wrong account password does."""
+        password = self.config.password
+        if password is None:
+            return
+        if msg.server_password is None:
+            raise TableError(ErrorCode.SERVER_PASSWORD_REQUIRED, "this server needs server_password")
+        self._not_throttled(None, s.address)
+        if not token_matches(msg.server_password, token_hash(password)):
+            self.throttle.failed(None, s.address)  # guessable too
+            raise TableError(ErrorCode.AUTH_FAILED, "wrong server password")
+
+    def _viewer(self, s: ClientSession, msg: Login) -> LoggedIn | None:
+        """Log ``s`` in as a new viewer (see the module docstring): no name is checked or taken,
+        and no login token is given (a viewer has nothing to come back to: a reload is a new
+        viewer, which costs the server nothing)."""
+        if s.closing:
+            return None
+        s.name, s.identity, s.viewer, s.logged_in = f"viewer-{next(self._viewers)}", viewer_identity(), True, True
+        return LoggedIn(id=msg.id, name=s.name, guest=False, bot=False, viewer=True)
 
     async def _guest(self, s: ClientSession, msg: Login, name: str) -> LoggedIn | None:
         if not self.config.allow_guests:

@@ -155,9 +155,10 @@ class App:
         self.handlers = Handlers()
         self.lobby.register(self.handlers)
         self.lobby_watch.register(self.handlers)
-        self.handlers.add(GetRecord, self.records.get_record, writes=False)
-        self.handlers.add(GetReplay, self.records.get_replay, writes=False)
-        self.handlers.add(Logout, self.accounts.logout, writes=False)  # (its row goes before its ok, as login's)
+        self.handlers.add(GetRecord, self.records.get_record, writes=False, viewers=True)
+        self.handlers.add(GetReplay, self.records.get_replay, writes=False, viewers=True)
+        # (Logout's row goes before its ok, as login's.)
+        self.handlers.add(Logout, self.accounts.logout, writes=False, viewers=True)
         self.tournaments.register_handlers(self.handlers)
         self.ladder = LadderService(self._ladder_parts())
         self.ladder.register_handlers(self.handlers)
@@ -547,9 +548,9 @@ class App:
     def name_holder(self, key: str) -> str | None:
         """The identity that holds the name of key ``key`` on this server, if any: a connected
         session, a seat, a table's owner, an unfinished tournament's organiser, or a bundled bot
-        being started (see :mod:`server.login.identity`)."""
+        being started (see :mod:`server.login.identity`). A viewer holds no name."""
         for s in self.sessions:
-            if s.logged_in and name_key(s.name) == key:
+            if s.logged_in and not s.viewer and name_key(s.name) == key:
                 return s.identity
         holder = self.lobby.name_holder(key)
         if holder is not None:

@@ -4,7 +4,9 @@ A handler returns a :class:`~server.shell.reply.Reply` (see :mod:`server.shell.r
 :class:`Dispatcher` turns it into the one answer and the deliveries it causes, and runs the
 work that follows. Every request type has one handler, registered with whether it writes
 (:meth:`server.shell.reply.Handlers.add`); ``hello``, ``ping`` and ``login`` are the dispatcher's own
-(read-only, and the only ones answered before login).
+(read-only, and the only ones answered before login). A viewer's connection (``login.viewer``)
+may send only the requests registered with ``viewers=True``; any other is refused with
+``VIEWER_READ_ONLY`` here, in the same check as a request that needs a login.
 
 Writes and reads
     The declaration decides both what happens while the database cannot be written (a request
@@ -76,9 +78,11 @@ class Dispatcher:
         self.spawn = spawn
         self.storage_failed = storage_failed
         self.lobby_changed = lobby_changed
-        handlers.add(Hello, self._hello, writes=False, before_login=True)
-        handlers.add(Ping, self._ping, writes=False, before_login=True)
-        handlers.add(Login, self._login, writes=False, before_login=True)  # (an account: see _login)
+        # (For viewers too: a second hello never comes this far, and a second login is
+        # ALREADY_LOGGED_IN for anyone.)
+        handlers.add(Hello, self._hello, writes=False, before_login=True, viewers=True)
+        handlers.add(Ping, self._ping, writes=False, before_login=True, viewers=True)
+        handlers.add(Login, self._login, writes=False, before_login=True, viewers=True)  # (an account: see _login)
 
     def handle(self, s: ClientSession, msg: Message) -> bool:
         """Answer ``msg`` of ``s``: exactly one answer, now or when what answers it is done.
@@ -91,7 +95,7 @@ class Dispatcher:
         writes = False
         try:
             handler = self.by_type.get(type(msg))
-            if handler is None or not (s.logged_in or handler.before_login):
+            if handler is None or not (s.logged_in or handler.before_login) or (s.viewer and not handler.viewers):
                 raise self._unhandled(s, msg)
             writes = handler.writes
             if writes and self.storage_failed():
@@ -178,11 +182,16 @@ class Dispatcher:
             refusal = Error(id=request_id, code=ErrorCode.INTERNAL_ERROR, message=text)
         s.send([refusal], held=held)
 
-    @staticmethod
-    def _unhandled(s: ClientSession, msg: Message) -> TableError:
-        """The refusal of a request that has no handler, or that needs a login first."""
+    def _unhandled(self, s: ClientSession, msg: Message) -> TableError:
+        """The refusal of a request that has no handler, that needs a login first, or that a
+        viewer may not send."""
         if not s.logged_in:
             return TableError(ErrorCode.NOT_LOGGED_IN, "log in first")
+        if s.viewer and type(msg) in self.by_type:
+            return TableError(
+                ErrorCode.VIEWER_READ_ONLY,
+                f"a viewer only reads: log in as a player, on a new connection, to send {msg.TYPE}",
+            )
         return TableError(ErrorCode.BAD_MESSAGE, f"{msg.TYPE} is not a request")
 
     # --- the dispatcher's own requests

@@ -18,6 +18,12 @@ that writes is refused with ``STORAGE_FAILED`` while the database cannot be writ
 answer (and what it caused) is held until the journal has committed; the answer to a request
 that only reads is never held for the journal, only kept behind what is held for its session
 already (see :meth:`server.shell.session.ClientSession.send`).
+
+Who may send a request is declared there too: ``before_login`` for the few answered before
+``logged_in``, ``viewers`` for those a viewer's connection may send (``login.viewer``: the
+requests that only read). The dispatcher refuses every other request of a viewer with
+``VIEWER_READ_ONLY``, so a new handler is closed to viewers until its registration says
+otherwise.
 """
 
 from __future__ import annotations
@@ -60,6 +66,10 @@ class Handler(Generic[M]):
     to write must not journal anything (the dispatcher logs it as a bug and holds its answer)."""
     before_login: bool
     """It is answered before ``logged_in`` too (``hello``, ``ping``, ``login``)."""
+    viewers: bool
+    """A viewer may send it (it only reads, and what it answers is the same for anyone: nothing
+    a spectator may not see). Every other request of a viewer is refused with
+    ``VIEWER_READ_ONLY``."""
 
 
 class Handlers:
@@ -71,13 +81,22 @@ class Handlers:
         does so for every request). Each type's own handler takes exactly that type."""
 
     def add(
-        self, cls: type[M], handler: Callable[[ClientSession, M], Reply], *, writes: bool, before_login: bool = False
+        self,
+        cls: type[M],
+        handler: Callable[[ClientSession, M], Reply],
+        *,
+        writes: bool,
+        before_login: bool = False,
+        viewers: bool = False,
     ) -> None:
         """Register ``handler`` for requests of type ``cls``; ``writes``: whether it may change
-        what the journal keeps (there is no default: every registration says)."""
+        what the journal keeps (there is no default: every registration says); ``viewers``:
+        whether a viewer may send it (:attr:`Handler.viewers`; not unless it says so)."""
         if cls in self.by_type:
             raise ValueError(f"{cls.TYPE} has a handler already")
-        self.by_type[cls] = Handler(handler, writes, before_login)
+        if viewers and writes:
+            raise ValueError(f"{cls.TYPE} writes: a viewer only reads")
+        self.by_type[cls] = Handler(handler, writes, before_login, viewers)
 
     def get(self, msg: M) -> Handler[M] | None:
         return self.by_type.get(type(msg))

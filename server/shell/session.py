@@ -148,6 +148,9 @@ class ClientSession(asyncio.Protocol):
         self.guest = False
         self.house: str | None = None
         """The bot's kind when logged in as one of this server's bundled bots."""
+        self.viewer = False
+        """Logged in as a viewer (``login.viewer``): it holds no name and the dispatcher lets it
+        send only the requests registered for viewers (:attr:`server.shell.reply.Handler.viewers`)."""
         self.turn_states = False
         """``hello.states`` was ``turns``: this connection's seats get only the states they act on."""
         self.logged_in = False

@@ -85,11 +85,11 @@ class Lobby:
         self.next_game_id = 1
 
     def register(self, handlers: Handlers) -> None:
-        handlers.add(ListTables, self._list, writes=False)
+        handlers.add(ListTables, self._list, writes=False, viewers=True)
         handlers.add(CreateTable, self._create, writes=True)
         handlers.add(Join, self._join, writes=True)
         handlers.add(Leave, self._leave, writes=True)
-        handlers.add(Watch, self._watch, writes=False)  # (watchers are not stored)
+        handlers.add(Watch, self._watch, writes=False, viewers=True)  # (watchers are not stored)
         handlers.add(Start, self._start, writes=True)
         handlers.add(Act, self._act, writes=True)
         handlers.add(Chat, self._chat, writes=False)  # (chat is not kept)

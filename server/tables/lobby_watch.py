@@ -45,8 +45,8 @@ class LobbyWatch:
         self._timer: asyncio.TimerHandle | None = None
 
     def register(self, handlers: Handlers) -> None:
-        handlers.add(WatchLobby, self._watch, writes=False)
-        handlers.add(UnwatchLobby, self._unwatch, writes=False)
+        handlers.add(WatchLobby, self._watch, writes=False, viewers=True)
+        handlers.add(UnwatchLobby, self._unwatch, writes=False, viewers=True)
 
     def _watch(self, s: ClientSession, msg: WatchLobby) -> Reply:
         self.followers.add(s)

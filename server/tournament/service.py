@@ -155,8 +155,8 @@ class TournamentService:
         handlers.add(Register, self.register, writes=True)
         handlers.add(StartTournament, self.start, writes=True)
         handlers.add(CancelTournament, self.cancel, writes=True)
-        handlers.add(GetTournament, self.info, writes=False)
-        handlers.add(ListTournaments, self.list, writes=False)
+        handlers.add(GetTournament, self.info, writes=False, viewers=True)
+        handlers.add(ListTournaments, self.list, writes=False, viewers=True)
 
     # ------------------------------------------------------------------ requests
 

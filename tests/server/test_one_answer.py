@@ -34,16 +34,17 @@ def test_every_request_type_has_one_handler_that_says_whether_it_writes(app: App
         app.handlers.add(C2S["ping"], lambda s, m: None)  # type: ignore[call-arg, arg-type, return-value]
 
 
-def test_the_document_says_which_requests_write_as_the_server_declares(app: App) -> None:
-    """The writes column of PROTOCOL.md section 4 names every request, as registered."""
+def test_the_document_says_which_requests_write_and_which_viewers_send_as_the_server_declares(app: App) -> None:
+    """The writes and viewers columns of PROTOCOL.md section 4 name every request, as registered."""
     doc = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
-    table = doc.split("| request | answer on success | writes |", 1)[1].split("\n\n", 1)[0]
-    said: dict[str, bool] = {}
+    table = doc.split("| request | answer on success | writes | viewers |", 1)[1].split("\n\n", 1)[0]
+    said: dict[str, tuple[bool, bool]] = {}
+    yes_no = {"yes": True, "no": False}
     for row in table.strip().splitlines()[1:]:
-        requests, _, writes = (cell.strip() for cell in row.strip("|").split("|"))
+        requests, _, writes, viewers = (cell.strip() for cell in row.strip("|").split("|"))
         for name in re.findall(r"`(\w+)`", requests):
-            said[name] = {"yes": True, "no": False}[writes]
-    assert said == {cls.TYPE: h.writes for cls, h in app.handlers.by_type.items()}
+            said[name] = (yes_no[writes], yes_no[viewers])
+    assert said == {cls.TYPE: (h.writes, h.viewers) for cls, h in app.handlers.by_type.items()}
 
 
 @pytest.mark.parametrize("mode", ["msgpack", "json"])

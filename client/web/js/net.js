@@ -53,8 +53,9 @@ export class Link {
   }
 
   /** Connect (again) and log in as `profile`: {name, token} (a login token), {name, password}
-   * (an account), or {name, guest: true}; serverPassword? too. Once logged in, the Link's profile
-   * is {name, guest, token} (the password is dropped) if the server gave a token. */
+   * (an account), {name, guest: true}, or {name, viewer: true} (a viewer, which only reads: the
+   * server names it and gives it no token); serverPassword? too. Once logged in, the Link's
+   * profile is {name, guest, token} (the password is dropped) if the server gave a token. */
   start(profile) {
     this.profile = profile;
     this.stopped = false;
@@ -121,7 +122,8 @@ export class Link {
       await this.request({ type: "hello", version: 1, client: "shithead-web 1" });
       const p = this.profile;
       const login = { name: p.name };
-      if (p.token) login.login_token = p.token;
+      if (p.viewer) login.viewer = true;
+      else if (p.token) login.login_token = p.token;
       else if (p.password) login.password = p.password;
       else login.guest = true;
       const seat = this.handlers.seatToken?.();

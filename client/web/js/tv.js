@@ -8,8 +8,9 @@
 
 import { shortList } from "./cards.js";
 import { addToFeed } from "./feed.js";
-import { Link, loadCatalog, serverUrl, wakeOnReturn } from "./net.js";
+import { loadCatalog } from "./net.js";
 import { clockEl, clocksOf, feedEl, h, pauseClocks, pileEl, seatEl, startClocks, tallyEl } from "./ui.js";
+import { openViewer } from "./viewer.js";
 import { ScreenAwake } from "./wake.js";
 
 const awake = new ScreenAwake(); // (the TV stays on while it shows a table)
@@ -28,57 +29,21 @@ const tv = {
   catalog: { join: location.origin + "/" },
 };
 
-// The screen logs in as a guest of its own, "tv-1234", and keeps that guest's login token (never
-// a password), so that after a reconnect or in a second tab it is the same guest again: a guest
-// name is one guest's while it is on the server, and a second "tv-1234" would be refused.
-const LOGIN = "shithead.tvLogin";
 // The last plays and the tally survive a reload of the TV (the server resends neither).
 const kept = () => `shithead.tv.${tv.table}`;
-
-function profile() {
-  try {
-    const login = JSON.parse(localStorage.getItem(LOGIN));
-    if (login?.name) return login;
-  } catch {
-    // not JSON: a new guest below
-  }
-  return { name: localStorage.getItem("shithead.tvName") ?? `tv-${Math.floor(Math.random() * 10000)}`, guest: true };
-}
-
-/** A refused login: a new guest if the token has ended or the name is somebody else's now. */
-function loginRefused(err) {
-  const had = tv.link.profile; // what the refused login was
-  if (err.code === "AUTH_FAILED" && had?.token) {
-    localStorage.removeItem(LOGIN);
-    tv.link.start({ name: had.name, guest: true });
-  } else if (err.code === "NAME_TAKEN" && err.error.suggestion) {
-    localStorage.removeItem(LOGIN);
-    tv.link.start({ name: err.error.suggestion, guest: true });
-  } else {
-    show(h("p", { class: "refusal" }, `Could not log in: ${err.message}`));
-  }
-}
 
 async function main() {
   startClocks();
   restore();
   tv.catalog = (await loadCatalog()) ?? tv.catalog; // or the default address above
-  tv.link = new Link(serverUrl(), {
-    onReady: (loggedIn) => {
-      localStorage.setItem(LOGIN, JSON.stringify({ name: loggedIn.name, guest: true, ...(loggedIn.token ? { token: loggedIn.token } : {}) }));
-      follow();
-    },
+  // A viewer (viewer.js): the screen only watches, so it is let in whether or not the server
+  // admits guests, and a reload is simply a new viewer.
+  tv.link = openViewer({
+    onReady: () => follow(),
     onMessage: (msg) => pushed(msg),
-    onStatus: (text) => {
-      const el = document.getElementById("status");
-      el.textContent = text;
-      el.hidden = !text;
-      pauseClocks(Boolean(text));
-    },
-    onLoginFailed: (err) => loginRefused(err),
+    onStatus: (text) => pauseClocks(Boolean(text)),
+    onRefused: (text) => show(h("p", { class: "refusal" }, text)),
   });
-  wakeOnReturn(tv.link);
-  tv.link.start(profile());
 }
 
 function restore() {

@@ -63,8 +63,9 @@ function link(extra = {}) {
 
 const TOKEN = "login-token-1";
 
-/** A server: welcome; login with the password or the live token -> logged_in with the token;
- * `refuse(login)` may return an error to send instead; logout ends the token, then closes. */
+/** A server: welcome; login with the password or the live token -> logged_in with the token
+ * (a viewer: a name of the server's, no token); `refuse(login)` may return an error to send
+ * instead; logout ends the token, then closes. */
 function serve({ refuse = () => null } = {}) {
   const live = new Set([TOKEN]);
   FakeSocket.opened = [];
@@ -73,6 +74,7 @@ function serve({ refuse = () => null } = {}) {
     else if (msg.type === "login") {
       const error = refuse(msg) ?? (msg.login_token && !live.has(msg.login_token) ? { code: "AUTH_FAILED", message: "ended" } : null);
       if (error) socket.reply({ type: "error", id: msg.id, ...error });
+      else if (msg.viewer) socket.reply({ type: "logged_in", id: msg.id, name: `viewer-${sent("login").length}`, guest: false, bot: false, viewer: true });
       else socket.reply({ type: "logged_in", id: msg.id, name: msg.name, guest: !!msg.guest, bot: false, token: msg.login_token ?? TOKEN });
     } else if (msg.type === "logout") {
       live.delete(TOKEN);
@@ -97,6 +99,21 @@ test("the password is sent once; every later login is with the login token and a
   assert.equal(second.login_token, TOKEN);
   assert.equal(second.token, "seat-7");
   assert.equal(second.name, "carol");
+  l.stop();
+});
+
+test("a viewer logs in as a viewer at every connection, with nothing else and nothing kept", async () => {
+  serve();
+  const { l, ready } = link();
+  l.start({ name: "viewer", viewer: true });
+  assert.equal((await ready()).name, "viewer-1");
+  FakeSocket.opened.at(-1).close(); // the connection drops: a new viewer
+  assert.equal((await ready()).name, "viewer-2");
+  assert.deepEqual(sent("login").map(({ id, ...login }) => login), [
+    { type: "login", name: "viewer", viewer: true },
+    { type: "login", name: "viewer", viewer: true },
+  ]);
+  assert.deepEqual(l.profile, { name: "viewer", viewer: true });
   l.stop();
 });
 
