@@ -5,7 +5,7 @@
     shithead 192.168.1.20 --guest --name bob
     echo secret | shithead --name alice --password-stdin
     shithead replay tournament-XXXX/records/7.json   # step through a finished game
-    shithead watch 3 lan-box          # table 3 drawn large, for the TV (a guest spectator)
+    shithead watch 3 lan-box          # table 3 drawn large, for the TV (a viewer: it only reads)
 
 Name and password are asked before connecting (the server's handshake clock does not wait for a
 person typing); the password prompt does not echo, and an empty password logs in as a guest. A
@@ -34,7 +34,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import shlex
 import shutil
 import sys
@@ -117,6 +116,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="where to keep seat tokens ($SHITHEAD_SEATS_FILE, default ~/.local/state/shithead/seats.json)",
     )
     p.add_argument("--debug", action="store_true", help="log at DEBUG level")
+    p.set_defaults(watch=None)  # the table of 'shithead watch TABLE', set by main()
     return p.parse_args(argv)
 
 
@@ -158,6 +158,8 @@ class Credentials:
     server_password: str | None = None
     asked: bool = False
     """The name was typed at the prompt (so it may be asked again), not given with ``--name``."""
+    viewer: bool = False
+    """A viewer's login (``shithead watch``): it only reads, and the server names it."""
 
 
 def check_name(raw: str) -> str:
@@ -200,6 +202,8 @@ async def ask_credentials(args: argparse.Namespace) -> Credentials:
         if args.server_password_stdin
         else os.environ.get("SHITHEAD_SERVER_PASSWORD")
     )
+    if args.watch is not None:
+        return Credentials("viewer", None, server_password or None, viewer=True)
     if args.name is not None:
         try:
             name = check_name(args.name)
@@ -236,7 +240,7 @@ async def login(client: Client, creds: Credentials, seat_tokens: list[str] | Non
     (its name is its own) and an account's login is not held up by the failed-login throttle.
     The token of a table that is gone proves nothing: while the guest's other seats hold the
     name the server says NAME_TAKEN, and a guest tries its next token."""
-    kept = list(seat_tokens or [])[: MAX_TOKEN_TRIES if creds.password is None else 1]
+    kept = [] if creds.viewer else list(seat_tokens or [])[: MAX_TOKEN_TRIES if creds.password is None else 1]
     tries: list[str | None] = list(kept) or [None]
     while True:
         token = tries.pop(0)
@@ -244,7 +248,8 @@ async def login(client: Client, creds: Credentials, seat_tokens: list[str] | Non
             return await client.login(
                 creds.name,
                 creds.password,
-                guest=creds.password is None,
+                guest=creds.password is None and not creds.viewer,
+                viewer=creds.viewer,
                 server_password=creds.server_password,
                 seat_token=token,
             )
@@ -412,16 +417,13 @@ def main(argv: list[str] | None = None) -> int:
         return replay_main(argv[1:])
     watch: int | None = None
     if argv[:1] == ["watch"]:
-        # The table screen for a TV: a guest that watches one table, drawn large.
+        # The table screen for a TV: a viewer that watches one table, drawn large.
         if len(argv) < 2 or not argv[1].isdigit():
-            print("usage: shithead watch TABLE [HOST[:PORT]] [--ascii] [--name NAME]", file=sys.stderr)
+            print("usage: shithead watch TABLE [HOST[:PORT]] [--ascii]", file=sys.stderr)
             return 2
         watch, argv = int(argv[1]), argv[2:]
     args = parse_args(argv)
     args.watch = watch
-    if watch is not None:
-        args.guest = True
-        args.name = args.name or f"tv-{secrets.token_hex(2)}"
     path = args.log_path = log_path(args.log_file)
     try:
         setup_logging(path, args.debug)

@@ -514,9 +514,12 @@ def render_status(model: Model, *, width: int = 80, theme: Theme | None = None, 
     dot = "●" if theme.symbols else "*"
     again = f"{dot} connection lost: reconnecting..."
     if model.retry_at is not None and model.gives_up_at is not None:
+        left = max(0, math.ceil(model.gives_up_at - now))
+        # A spectator (the TV) holds no seat: it only stops trying.
+        until = f"seat kept {left} s more" if model.seat is not None else f"giving up in {left} s"
         again = (
             f"{dot} connection lost: reconnecting in {max(0, math.ceil(model.retry_at - now))} s "
-            f"(attempt {model.attempt}; seat kept {max(0, math.ceil(model.gives_up_at - now))} s more)"
+            f"(attempt {model.attempt}; {until})"
         )
     conn = {
         "connected": ("", f"{dot} connected"),

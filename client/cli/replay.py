@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -118,14 +117,13 @@ def load(path: Path) -> dict[str, Any]:
 
 
 async def fetch(address: str, game: int) -> StoredGame:
-    """A record from a server (as a guest)."""
+    """A record from a server (as a viewer: it only reads)."""
     from client.sdk import Client
 
     host, _, port = address.rpartition(":")
     client = await Client.connect(host or "127.0.0.1", int(port), reconnect=False)
     try:
-        # A guest name of its own: two replays fetched at once must not ask for the same name.
-        await client.login(f"replay-{game}-{secrets.token_hex(2)}"[-24:], guest=True)
+        await client.login("replay", viewer=True)  # (the server names a viewer: never NAME_TAKEN)
         return await client.get_record(game)
     finally:
         await client.close()

@@ -291,22 +291,17 @@ class Client:
         *,
         guest: bool = False,
         bot: bool = False,
+        viewer: bool = False,
         server_password: str | None = None,
         login_token: str | None = None,
         seat_token: str | None = None,
     ) -> LoggedIn:
         """Log in (PROTOCOL.md §3); returns ``logged_in``. The credentials are kept, with its login
         token, to log in again after a reconnect. ``seat_token`` (``login.token``): a seat's token
-        kept from an earlier run. Raises :class:`ServerError` (``AUTH_FAILED``, ``NAME_TAKEN``...)."""
-        creds: dict[str, object] = {
-            "name": name,
-            "password": password,
-            "guest": guest,
-            "bot": bot,
-            "server_password": server_password,
-            "login_token": login_token,
-            "token": seat_token,
-        }
+        kept from an earlier run. ``viewer``: a viewer, which only reads, named by the server
+        (PROTOCOL.md §3, "Viewers"). Raises :class:`ServerError` (``AUTH_FAILED``, ``NAME_TAKEN``...)."""
+        creds: dict[str, object] = {"name": name, "password": password, "guest": guest, "bot": bot, "viewer": viewer}
+        creds |= {"server_password": server_password, "login_token": login_token, "token": seat_token}
         answer = _expect(await self.request(Login, **creds), LoggedIn)
         creds["name"] = answer.name  # (as the server keeps it: trimmed, NFC)
         if answer.token is not None:

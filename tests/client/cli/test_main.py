@@ -60,13 +60,14 @@ class FakeClient:
         password: str | None = None,
         *,
         guest: bool = False,
+        viewer: bool = False,
         server_password: str | None = None,
         seat_token: str | None = None,
     ) -> LoggedIn:
         self.calls.append((name, password, guest, server_password))
         if len(self.calls) <= self.refusals:
             raise ServerError("AUTH_FAILED", "wrong password")
-        return LoggedIn(id=2, name=name, guest=guest, bot=False)
+        return LoggedIn(id=2, name=name, guest=guest, bot=False, viewer=viewer or None)
 
 
 async def test_password_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,6 +138,27 @@ async def test_unreachable_server_is_reported_in_words(tmp_path: Path, capsys: p
     assert await cli_main.amain(args) == 1
     err = capsys.readouterr().err
     assert f"cannot reach a server at 127.0.0.1:{port}" in err and "Traceback" not in err
+
+
+async def test_the_tv_logs_in_as_a_viewer_on_a_server_without_guests(tmp_path: Path) -> None:
+    """``shithead watch TABLE`` asks nothing and logs in as a viewer (PROTOCOL.md §3 "Viewers"),
+    so a server that refuses guests still lets the TV in; the name is the server's."""
+    args = cli_main.parse_args([])
+    args.watch = 1  # as main() sets it for 'shithead watch 1'
+    creds = await cli_main.ask_credentials(args)
+    assert creds.viewer and creds.password is None
+    app = App(ServerConfig(host="127.0.0.1", port=0, db=str(tmp_path / "s.sqlite3"), allow_guests=False))
+    await app.start()
+    try:
+        client = await Client.connect("127.0.0.1", app.port, reconnect=False)
+        try:
+            answer = await cli_main.login(client, creds, ["a-seat-token"])
+            assert isinstance(answer, LoggedIn) and answer.viewer and not answer.guest
+            assert answer.name.startswith("viewer-")
+        finally:
+            await client.close()
+    finally:
+        await app.stop()
 
 
 def test_client_is_the_sdk_client() -> None:

@@ -331,6 +331,18 @@ def test_reconnecting_counts_down_and_hides_the_turn_clock() -> None:
     assert m.connection == "connected" and m.retry_at is None
 
 
+def test_a_spectator_reconnecting_is_told_when_it_gives_up_not_of_a_seat() -> None:
+    """The TV (a viewer watching a table) holds no seat, so its status promises none."""
+    from client.cli.render import render_status
+
+    m = reduce(Model(), Watching(id=1, table=5))
+    assert m.watching and m.seat is None
+    m = reduce(m, Disconnected(reason="EOF", code=None, reconnecting=True), now=101.0)
+    m = reduce(m, Reconnecting(attempt=3, retry_in=1.6, gives_up_in=140.2), now=102.0)
+    text = "".join(t for _, t in render_status(m, width=120, now=102.5))
+    assert "reconnecting in 2 s (attempt 3; giving up in 140 s)" in text and "seat" not in text
+
+
 def test_seats_waiting_for_the_player_are_found_in_the_lobby() -> None:
     from client.cli.model import waiting_seats
 
