@@ -26,35 +26,35 @@ Positions and slots count from 0. ``c`` is a card int (see :mod:`server.engine.c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .cards import JOKER, RANK, SUIT, CardError, card, format_card, format_cards, parse_card
 from .errors import IllegalAction, IllegalReason
 
-PLAY = "play"
-RUN = "run"
-FLIP = "flip"
-TAKE = "take"
-DRAW = "draw"
-GAMBLE = "gamble"
-SWAP = "swap"
-PLACE = "place"
-READY = "ready"
-ANNOUNCE = "announce"
-PASS = "pass"
+PLAY: Final = "play"
+RUN: Final = "run"
+FLIP: Final = "flip"
+TAKE: Final = "take"
+DRAW: Final = "draw"
+GAMBLE: Final = "gamble"
+SWAP: Final = "swap"
+PLACE: Final = "place"
+READY: Final = "ready"
+ANNOUNCE: Final = "announce"
+PASS: Final = "pass"
 
 Action = tuple[Any, ...]
 
-SETUP_KINDS = frozenset({SWAP, PLACE, READY})
-ANNOUNCE_KINDS = frozenset({ANNOUNCE, PASS})
-PLAY_KINDS = frozenset({PLAY, RUN, FLIP, TAKE, DRAW, GAMBLE})
-KINDS = SETUP_KINDS | ANNOUNCE_KINDS | PLAY_KINDS
+SETUP_KINDS: Final = frozenset({SWAP, PLACE, READY})
+ANNOUNCE_KINDS: Final = frozenset({ANNOUNCE, PASS})
+PLAY_KINDS: Final = frozenset({PLAY, RUN, FLIP, TAKE, DRAW, GAMBLE})
+KINDS: Final = SETUP_KINDS | ANNOUNCE_KINDS | PLAY_KINDS
 
-TAKE_PILE: Action = (TAKE,)
-DRAW_ONE: Action = (DRAW,)
-GAMBLE_STOCK: Action = (GAMBLE,)
-READY_NOW: Action = (READY,)
-PASS_NOW: Action = (PASS,)
+TAKE_PILE: Final[Action] = (TAKE,)
+DRAW_ONE: Final[Action] = (DRAW,)
+GAMBLE_STOCK: Final[Action] = (GAMBLE,)
+READY_NOW: Final[Action] = (READY,)
+PASS_NOW: Final[Action] = (PASS,)
 
 
 def _bad(text: str, why: str) -> IllegalAction:

@@ -12,14 +12,15 @@ forgiving where a person types (``10h``, ``7H``); formatting is always canonical
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-RANK_CHARS = "23456789TJQKA"
-SUIT_CHARS = "cdhs"
-JOKER = 15
+RANK_CHARS: Final = "23456789TJQKA"
+SUIT_CHARS: Final = "cdhs"
+JOKER: Final = 15
 """The rank number of a joker. Jokers have no rank in the rules; this only orders them."""
 
-ACE = 14
-TEN = 10
+ACE: Final = 14
+TEN: Final = 10
 
 _RANK_OF_CHAR = {ch: i + 2 for i, ch in enumerate(RANK_CHARS)}
 _RANK_OF_CHAR["X"] = JOKER
@@ -34,21 +35,23 @@ def card(rank: int, suit: int) -> int:
     return rank << 2 | suit
 
 
-CARD_LIMIT = card(JOKER + 1, 0)
+CARD_LIMIT: Final = card(JOKER + 1, 0)
 """Every card int is below this (64): the size of the tables indexed by card."""
 
-NEXT_RANK = card(3, 0) - card(2, 0)
+NEXT_RANK: Final = card(3, 0) - card(2, 0)
 """``c + NEXT_RANK`` is the card of the next rank in the suit of ``c`` (for suit runs)."""
 
-RANK: tuple[int, ...] = tuple(c >> 2 for c in range(CARD_LIMIT))
+RANK: Final[tuple[int, ...]] = tuple(c >> 2 for c in range(CARD_LIMIT))
 """``RANK[c]`` is the rank number of card ``c``. This table (and :data:`SUIT`) is the one
 place outside this module's constructors that knows the bit layout; the engine's hot paths
 index it directly (as fast as the shift it replaces: figures in docs/ENGINE.md)."""
 
-SUIT: tuple[int, ...] = tuple(c & 3 for c in range(CARD_LIMIT))
+SUIT: Final[tuple[int, ...]] = tuple(c & 3 for c in range(CARD_LIMIT))
 """``SUIT[c]`` is the suit number of card ``c`` (0..3)."""
 
-RANK_BITS: tuple[int, ...] = tuple(sum(1 << c for c in range(CARD_LIMIT) if RANK[c] == r) for r in range(JOKER + 1))
+RANK_BITS: Final[tuple[int, ...]] = tuple(
+    sum(1 << c for c in range(CARD_LIMIT) if RANK[c] == r) for r in range(JOKER + 1)
+)
 """``RANK_BITS[r]`` is the bit set (see :func:`card_bits`) of every card of rank ``r``."""
 
 

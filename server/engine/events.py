@@ -10,26 +10,26 @@ information reaches a seat only through its view (:mod:`server.engine.view`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .cards import format_card, format_cards
 
-SWAPPED = "swapped"  # seat, hand card now face up, face-up card now in hand, slot
-PLACED = "placed"  # seat, card, slot
-DREW = "drew"  # seat, number of cards
-READY = "ready"  # seat
-ANNOUNCED = "announced"  # seat, card
-PASSED = "passed"  # seat
-FIRST = "first_player"  # seat, card that decided it (the announced card, or a 3 ...; None)
-PLAYED = "played"  # seat, cards, source ("hand", "face_up", "face_down", "stock")
-FLIPPED = "flipped"  # seat, position, card
-GAMBLED = "gambled"  # seat, card turned over from the stock
-BURNED = "burned"  # seat, number of cards burned
-TOOK = "took"  # seat, cards picked up
-REVERSED = "reversed"  # seat, new direction (1 clockwise, -1 anticlockwise)
-SKIPPED = "skipped"  # seat that misses its turn
-OUT = "out"  # seat, place (1 = first out)
-GAME_OVER = "game_over"  # None, places (seats), loser, capped
+SWAPPED: Final = "swapped"  # seat, hand card now face up, face-up card now in hand, slot
+PLACED: Final = "placed"  # seat, card, slot
+DREW: Final = "drew"  # seat, number of cards
+READY: Final = "ready"  # seat
+ANNOUNCED: Final = "announced"  # seat, card
+PASSED: Final = "passed"  # seat
+FIRST: Final = "first_player"  # seat, card that decided it (the announced card, or a 3 ...; None)
+PLAYED: Final = "played"  # seat, cards, source ("hand", "face_up", "face_down", "stock")
+FLIPPED: Final = "flipped"  # seat, position, card
+GAMBLED: Final = "gambled"  # seat, card turned over from the stock
+BURNED: Final = "burned"  # seat, number of cards burned
+TOOK: Final = "took"  # seat, cards picked up
+REVERSED: Final = "reversed"  # seat, new direction (1 clockwise, -1 anticlockwise)
+SKIPPED: Final = "skipped"  # seat that misses its turn
+OUT: Final = "out"  # seat, place (1 = first out)
+GAME_OVER: Final = "game_over"  # None, places (seats), loser, capped
 
 # Field names after ``kind`` and ``seat`` for each event kind, and which of them hold cards.
 _FIELDS: dict[str, tuple[str, ...]] = {

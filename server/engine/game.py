@@ -16,7 +16,7 @@ constants are re-exported here for the modules that know a game only as ``Game``
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from .actions import (
     ANNOUNCE,
@@ -74,7 +74,7 @@ from .state import (
 __all__ = ["ANNOUNCING", "FACE_DOWN", "FACE_UP", "HAND", "OVER", "PLAYING", "SETUP", "STOCK", "Game", "outcome_of"]
 
 # C5: who opens: the first 3 face up, else in hand, then 4s, 5s ... and 2s and jokers last.
-_OPENING_RANKS = (*range(3, 15), 2, JOKER)
+_OPENING_RANKS: Final = (*range(3, 15), 2, JOKER)
 
 
 class Game(GameState):
@@ -157,15 +157,19 @@ class Game(GameState):
         """
         if type(seat) is not int:  # True == 1 and 1.0 == 1: refuse them before any lookup
             raise diagnose(self, seat, action)
-        if self._cache_version == self.version and self._cache_seat == seat:
+        s: int = seat  # (an int from here on: compiled, a native int)
+        if self._cache_version == self.version and self._cache_seat == s:
             legal = self._cache
         else:
-            legal = self.legal_actions(seat)
-        try:
-            canonical: Action | None = legal[legal.index(action)]
-        except ValueError:
-            canonical = None
-        if canonical is None or canonical is not action:
+            legal = self.legal_actions(s)
+        # The very tuple from the legal list (what a player that chose from it sends) is found
+        # by identity: no tuple is compared.
+        canonical: Action | None = None
+        for a in legal:
+            if a is action:
+                canonical = a
+                break
+        if canonical is None:
             # Not the very tuple from the legal list (it was parsed, rebuilt, or is wrong):
             # it must have exact types (20.0 == 20 but is no card) and is then replaced by
             # the canonical tuple, or it is refused.
@@ -177,35 +181,35 @@ class Game(GameState):
             canonical = legal[legal.index(fixed)]
         act: Action = canonical
         self.version += 1
-        self.history.append((seat, act))
+        self.history.append((s, act))
         events: list[Event] = []
-        kind = act[0]
+        kind: str = act[0]
         if kind == PLAY or kind == RUN:
-            self._play(seat, act[1], kind == RUN, events)
+            self._play(s, act[1], kind == RUN, events)
         elif kind == TAKE:
-            extra = [self._remove_face_up_card(seat, act[1])] if len(act) == 2 else []
-            self._pickup(seat, extra, events)
+            extra = [self._remove_face_up_card(s, act[1])] if len(act) == 2 else []
+            self._pickup(s, extra, events)
         elif kind == FLIP:
-            self._flip(seat, act[1], events)
+            self._flip(s, act[1], events)
         elif kind == DRAW:
-            self._add(seat, (self.stock.pop(),))
+            self._add(s, [self.stock.pop()])
             self.drew = True
-            events.append((DREW, seat, 1))
+            events.append((DREW, s, 1))
         elif kind == GAMBLE:
             c = self.stock.pop()
-            events.append((GAMBLED, seat, c))
-            self._single(seat, c, STOCK, events)
+            events.append((GAMBLED, s, c))
+            self._single(s, c, STOCK, events)
         elif kind == SWAP:
-            self._swap(seat, act[1], act[2], events)
+            self._swap(s, act[1], act[2], events)
         elif kind == PLACE:
-            self._place(seat, act[1], act[2], events)
+            self._place(s, act[1], act[2], events)
         elif kind == READY:
-            self.ready[seat] = True
-            events.append((READY_EVENT, seat))
+            self.ready[s] = True
+            events.append((READY_EVENT, s))
             if all(self.ready):
                 self._begin(events)
         elif kind == ANNOUNCE or kind == PASS:
-            self._announce(seat, act[1] if kind == ANNOUNCE else -1, events)
+            self._announce(s, act[1] if kind == ANNOUNCE else -1, events)
         if len(self.history) >= self._max_actions and self.phase != OVER:
             self.capped = True
             self._end(self.current if self.current >= 0 else 0, events)
@@ -218,7 +222,7 @@ class Game(GameState):
         old = st[0]
         self._remove(s, (c,))
         st[0] = c
-        self._add(s, (old,))
+        self._add(s, [old])
         events.append((SWAPPED, s, c, old, slot))
 
     def _place(self, s: int, c: int, slot: int, events: list[Event]) -> None:
@@ -275,8 +279,9 @@ class Game(GameState):
 
     # --- play
 
-    def _add(self, s: int, cards: list[int] | tuple[int, ...]) -> None:
-        """Put ``cards`` into the hand of ``s``: regroup each rank touched, once."""
+    def _add(self, s: int, cards: list[int]) -> None:
+        """Put ``cards`` into the hand of ``s``: regroup each rank touched, once. (One type,
+        ``list``: compiled, a union would make every step on ``cards`` a generic one.)"""
         groups = self.groups[s]
         plays = self.plays[s]
         self.hand_n[s] += len(cards)
@@ -298,15 +303,24 @@ class Game(GameState):
             return
         if self._runs_on:
             self.hand_bits[s] |= card_bits(cards)
-        touched = set()
+        # The cards of each rank, then each rank's group made once from them and the old one.
+        added: dict[int, list[int]] = {}
         for c in cards:
             r = RANK[c]
-            groups[r] = (*groups.get(r, ()), c)
-            touched.add(r)
+            got = added.get(r)
+            if got is None:
+                added[r] = [c]
+            else:
+                got.append(c)
         new_rank = False
-        for r in touched:
-            new_rank = new_rank or r not in plays
-            grp = groups[r] = tuple(sorted(groups[r]))
+        for r, got in added.items():
+            old = groups.get(r)
+            if old is None:
+                new_rank = True
+            else:
+                got += old
+            got.sort()
+            grp = groups[r] = tuple(got)
             plays[r] = PLAYS_OF_GROUP[grp]
         if new_rank:
             _rank_order(plays)
@@ -561,10 +575,10 @@ class Game(GameState):
 
 def _rank_order(plays: dict[int, tuple[Action, ...]]) -> None:
     """Put a hand's ``plays`` (rank -> plays) back in rank order, in place, after a new rank
-    came in (see GameState.plays: the legal list is read off it in that order)."""
-    items = sorted(plays.items())
-    plays.clear()
-    plays.update(items)
+    came in (see GameState.plays: the legal list is read off it in that order): each key,
+    taken out and put back in rank order, goes to the end."""
+    for r in sorted(plays):
+        plays[r] = plays.pop(r)
 
 
 def _cover(row: list[list[int]], cards: list[int], start: int) -> list[int] | None:

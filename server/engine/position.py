@@ -153,7 +153,7 @@ def game_from(
         for c in sorted(hand):
             by_rank.setdefault(RANK[c], []).append(c)
         for cards in by_rank.values():
-            g._add(s, tuple(cards))
+            g._add(s, cards)
     g.face_up = [[list(st) for st in row] for row in face_up]
     g.face_down = [list(row) for row in face_down]
     g.stock = list(stock)[::-1]  # the engine keeps the top of the stock at the end

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from .cards import ACE, CARD_LIMIT, JOKER, RANK, TEN, card_bits, parse_rank
 from .rules import Rules
@@ -22,7 +23,9 @@ from .rules import Rules
 RANKS = range(2, JOKER + 1)
 _N = JOKER + 1
 
-NO_DUTY, AT_MOST, BELOW = 0, 1, 2
+NO_DUTY: Final = 0
+AT_MOST: Final = 1
+BELOW: Final = 2
 """Values of :attr:`Powers.lower`: no lower duty, "this rank or lower", "strictly lower"."""
 
 

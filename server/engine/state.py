@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import combinations
+from typing import Final
 
 from .actions import (
     ANNOUNCE,
@@ -54,8 +55,14 @@ from .outcome import GameOutcome
 from .powers import Powers, compile_powers
 from .rules import Rules, check_seats
 
-SETUP, ANNOUNCING, PLAYING, OVER = "setup", "announce", "play", "over"
-HAND, FACE_UP, FACE_DOWN, STOCK = "hand", "face_up", "face_down", "stock"
+SETUP: Final = "setup"
+ANNOUNCING: Final = "announce"
+PLAYING: Final = "play"
+OVER: Final = "over"
+HAND: Final = "hand"
+FACE_UP: Final = "face_up"
+FACE_DOWN: Final = "face_down"
+STOCK: Final = "stock"
 """Phases of a game, and the places a card is played from."""
 
 
@@ -89,7 +96,7 @@ class _PlaysOfGroup(dict[tuple[int, ...], tuple[Action, ...]]):
         return plays
 
 
-PLAYS_OF_GROUP = _PlaysOfGroup()
+PLAYS_OF_GROUP: Final = _PlaysOfGroup()
 
 
 class GameState:
@@ -219,36 +226,37 @@ class GameState:
             return self._cache
         if type(seat) is not int or not 0 <= seat < self.n:
             return ()
+        s: int = seat  # (an int from here on: compiled, a native int)
         phase = self.phase
-        acts: tuple[Action, ...] | list[Action]
+        acts: list[Action]
         if phase == PLAYING:
-            if seat != self.current:
-                acts = ()
-            elif self._plain and self.hand_n[seat] and self.forced < 0:
+            if s != self.current:
+                acts = []
+            elif self._plain and self.hand_n[s] and self.forced < 0:
                 # Hot path (_legal_play inlined): every play of every rank that beats the pile.
                 beats = self.pw.beats[self.eff]
                 acts = []
                 # By rank (PROTOCOL.md's order of view.legal): the dict is kept in rank order.
-                for r, ps in self.plays[seat].items():
+                for r, ps in self.plays[s].items():
                     if beats[r]:
                         acts += ps
                 if self._runs_on:
-                    held = self.hand_bits[seat]
+                    held = self.hand_bits[s]
                     if held & (held >> NEXT_RANK) & self.pw.run_starts[self.eff]:  # (no run in most hands)
                         self._run_plays(held, 1, acts)
                 if self.pile and (self._voluntary or not acts):
                     acts.append(TAKE_PILE)
             else:
-                acts = self._legal_play(seat)
+                acts = self._legal_play(s)
         elif phase == SETUP:
-            acts = () if self.ready[seat] else self._legal_setup(seat)
-        elif phase == ANNOUNCING and seat == self.current:
-            acts = [(ANNOUNCE, c) for c in sorted(set(self.hand(seat)))]
+            acts = [] if self.ready[s] else self._legal_setup(s)
+        elif phase == ANNOUNCING and s == self.current:
+            acts = [(ANNOUNCE, c) for c in sorted(set(self.hand(s)))]
             acts.append(PASS_NOW)
         else:
-            acts = ()
+            acts = []
         result = tuple(acts)
-        self._cache_version, self._cache_seat, self._cache = self.version, seat, result
+        self._cache_version, self._cache_seat, self._cache = self.version, s, result
         return result
 
     def _legal_setup(self, s: int) -> list[Action]:
