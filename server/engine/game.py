@@ -299,7 +299,7 @@ class Game(GameState):
             last = next(reversed(plays), 0)
             plays[r] = PLAYS_OF_GROUP[grp]
             if r < last:
-                _rank_order(plays)
+                self.plays[s] = _rank_ordered(plays)
             return
         if self._runs_on:
             self.hand_bits[s] |= card_bits(cards)
@@ -323,7 +323,7 @@ class Game(GameState):
             grp = groups[r] = tuple(got)
             plays[r] = PLAYS_OF_GROUP[grp]
         if new_rank:
-            _rank_order(plays)
+            self.plays[s] = _rank_ordered(plays)
 
     def _remove(self, s: int, cards: tuple[int, ...]) -> None:
         """Take held ``cards`` out of the hand of ``s``."""
@@ -573,12 +573,11 @@ class Game(GameState):
         events.append((GAME_OVER, None, self.places, self.places[-1], self.capped))
 
 
-def _rank_order(plays: dict[int, tuple[Action, ...]]) -> None:
-    """Put a hand's ``plays`` (rank -> plays) back in rank order, in place, after a new rank
-    came in (see GameState.plays: the legal list is read off it in that order): each key,
-    taken out and put back in rank order, goes to the end."""
-    for r in sorted(plays):
-        plays[r] = plays.pop(r)
+def _rank_ordered(plays: dict[int, tuple[Action, ...]]) -> dict[int, tuple[Action, ...]]:
+    """A hand's ``plays`` (rank -> plays) in rank order, a new dict, for after a new rank came
+    in (see GameState.plays: the legal list is read off it in that order). A comprehension over
+    the sorted ranks: compiled, a native loop of dict reads and writes."""
+    return {r: plays[r] for r in sorted(plays)}
 
 
 def _cover(row: list[list[int]], cards: list[int], start: int) -> list[int] | None:
