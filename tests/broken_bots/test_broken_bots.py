@@ -31,9 +31,11 @@ FLAGS = "--host {host} --port {port} --tournament {tournament} --name {name} --p
 GAMES = 2
 
 
-async def tournament(tmp_path: Path, fault: str, *, seconds: float = 0.3) -> tuple[dict[str, Any], Path]:
+async def tournament(tmp_path: Path, fault: str, *, seconds: float = 0.5) -> tuple[dict[str, Any], Path]:
     """A two-seat tournament (one deal, both rotations) of the broken bot against greedy; the
-    broken bot's standings row, and the output directory."""
+    broken bot's standings row, and the output directory. ``seconds``: the action clock, short
+    so that a hanging bot's moves pass quickly, long enough that greedy never runs out of it
+    (at 0.3 s greedy timed out once while a compiled build ran beside the suite, load 12)."""
     once = tmp_path / "crashed-once"
     command = f"{sys.executable} {BROKEN} --fault {fault} --once {once} {FLAGS}"
     plan = Plan(
