@@ -24,11 +24,16 @@ from typing import Any
 __all__ = [
     "ERROR_HELP",
     "FATAL",
+    "WRONG_SERVER_PASSWORD",
     "ErrorCode",
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
 ]
+
+#: The ``reason`` of an ``AUTH_FAILED`` that refused the server password, not the login's own
+#: credentials: a client asks its user for the server password again and keeps its login token.
+WRONG_SERVER_PASSWORD = "SERVER_PASSWORD"
 
 
 class ErrorCode(StrEnum):

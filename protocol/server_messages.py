@@ -177,7 +177,12 @@ class Error(Message):
         lo=0,
         doc="RATE_LIMITED, LOGIN_THROTTLED, STORAGE_FAILED, QUOTA_EXCEEDED: seconds to wait before retrying.",
     )
-    reason: str | None = fld(Kind.STR, default=None, max_len=64, doc="ILLEGAL_ACTION: the engine's code.")
+    reason: str | None = fld(
+        Kind.STR,
+        default=None,
+        max_len=64,
+        doc="ILLEGAL_ACTION: the engine's code. AUTH_FAILED: SERVER_PASSWORD when the server password was wrong.",
+    )
     suggestion: str | None = fld(Kind.STR, default=None, max_len=64, doc="NAME_TAKEN: a free name to offer instead.")
     table: int | None = fld(
         Kind.INT,

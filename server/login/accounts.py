@@ -36,7 +36,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import ParamSpec, TypeVar
 
-from protocol.errors import ErrorCode
+from protocol.errors import WRONG_SERVER_PASSWORD, ErrorCode
 from protocol.messages import LoggedIn, Login, Logout, Ok
 from protocol.names import name_error, name_key, normalize_name
 from server.config import ServerConfig
@@ -144,7 +144,7 @@ class Accounts:
         self._not_throttled(None, s.address)
         if not token_matches(msg.server_password, token_hash(password)):
             self.throttle.failed(None, s.address)  # guessable too
-            raise TableError(ErrorCode.AUTH_FAILED, "wrong server password")
+            raise TableError(ErrorCode.AUTH_FAILED, "wrong server password", reason=WRONG_SERVER_PASSWORD)
 
     def _viewer(self, s: ClientSession, msg: Login) -> LoggedIn | None:
         """Log ``s`` in as a new viewer (see the module docstring): no name is checked or taken,

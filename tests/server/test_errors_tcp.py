@@ -261,14 +261,26 @@ async def test_auth_failed(app: Any, connect: Any) -> None:
 
 
 async def test_server_password(make_app: Any, connect: Any) -> None:
-    """A server password: SERVER_PASSWORD_REQUIRED without it, AUTH_FAILED if wrong, login if right."""
+    """A server password: SERVER_PASSWORD_REQUIRED without it, AUTH_FAILED if wrong (reason
+    SERVER_PASSWORD, so that a client tells it from its own credentials), login if right; a wrong
+    account password on the right server password is AUTH_FAILED without that reason."""
     app = await make_app(password="s3cret")
     c = await connect(app, "msgpack", "sp")
     w = await c.ok(HELLO, "welcome")
     assert w["password_required"] is True
     await expect_error(c, {"type": "login", "name": "sp", "guest": True}, "SERVER_PASSWORD_REQUIRED")
-    await expect_error(c, {"type": "login", "name": "sp", "guest": True, "server_password": "nope"}, "AUTH_FAILED")
-    await c.ok({"type": "login", "name": "sp", "guest": True, "server_password": "s3cret"}, "logged_in")
+    wrong = await expect_error(
+        c, {"type": "login", "name": "sp", "guest": True, "server_password": "nope"}, "AUTH_FAILED"
+    )
+    assert wrong["reason"] == "SERVER_PASSWORD"
+    await c.ok({"type": "login", "name": "acct", "password": "pw1", "server_password": "s3cret"}, "logged_in")
+    d = await connect(app, "msgpack", "sp2")
+    await d.ok(HELLO, "welcome")
+    mine = await expect_error(
+        d, {"type": "login", "name": "acct", "password": "pw2", "server_password": "s3cret"}, "AUTH_FAILED"
+    )
+    assert "reason" not in mine
+    await d.ok({"type": "login", "name": "sp", "guest": True, "server_password": "s3cret"}, "logged_in")
 
 
 async def test_guests_not_allowed(make_app: Any, connect: Any) -> None:

@@ -3,8 +3,9 @@
 //
 // What survives a reload, a locked phone or a server restart is in localStorage: the profile
 // {name, guest, token}, where token is the login token of logged_in (never a password: a
-// password is sent once, at the login typed on the name screen, and kept nowhere), and each
-// seat's token. On every (re)connection the Link logs in with the login token (a guest adds a
+// password is sent once, at the login typed on the name screen, and kept nowhere), each seat's
+// token, and the server's own password if it has one (asked when the server refuses a login
+// without it; the read-only pages of viewer.js read it too). On every (re)connection the Link logs in with the login token (a guest adds a
 // seat token it holds) and the page resumes every seat it holds, so a player returns to the seat
 // without a tap. A token the server refuses (it ended with a logout) brings the name screen
 // back. "Log out" ends the token on the server and forgets the profile and the seat tokens here
@@ -85,7 +86,7 @@ async function main() {
   }
   // (an account without a token, which a server that could not write gives: the password again)
   if (profile && (profile.token || profile.password || profile.guest !== false)) {
-    app.link.start(profile);
+    app.link.start(withServerPassword(profile));
     show("lobby");
   } else {
     if (profile) app.notice = "Log in again: type your password.";
@@ -93,10 +94,25 @@ async function main() {
   }
 }
 
+/** `profile` with the server password this device was given, if any. The server password is
+ * the LAN's shared secret (like the Wi-Fi's): kept on the device, so that a reload or a read-only
+ * page (viewer.js) logs in without asking again; a refusal of it forgets it. */
+function withServerPassword(profile) {
+  const serverPassword = store.get("serverPassword", null);
+  return serverPassword ? { ...profile, serverPassword } : profile;
+}
+
 /** The server refused the login: the name screen again, saying why (and offering a free name). */
 function loginRefused(err) {
   const sent = app.link.profile; // what the refused login was
-  if (sent?.token && err.code === "AUTH_FAILED") {
+  if (err.code === "SERVER_PASSWORD_REQUIRED" || (err.code === "AUTH_FAILED" && err.error.reason === "SERVER_PASSWORD")) {
+    // The server's own password, not this login's: ask for it; a login token was not looked at.
+    store.set("serverPassword", null);
+    app.askServerPassword = true;
+    app.notice = err.code === "SERVER_PASSWORD_REQUIRED"
+      ? "This server has a password of its own: ask the host for it."
+      : "That is not the server's password: ask the host for it again.";
+  } else if (sent?.token && err.code === "AUTH_FAILED") {
     // The login token has ended (a logout, or a guest's token long unused): log in anew. The
     // seat tokens stay: a guest who logs in with its name and one of them gets its seat back.
     store.set("profile", { name: sent.name, guest: sent.guest });
@@ -341,6 +357,9 @@ function nameScreen() {
   const name = h("input", { id: "name", name: "name", autocomplete: "nickname", required: true, value: typed, placeholder: "Your name", "aria-describedby": "name-rule" });
   const password = h("input", { id: "password", type: "password", autocomplete: "current-password", placeholder: "Empty: play as a guest" });
   const refusal = h("p", { class: "refusal", role: "alert", id: "name-refusal" });
+  const serverPassword = app.askServerPassword
+    ? h("input", { id: "server-password", type: "password", autocomplete: "off", required: true, placeholder: "Ask the host" })
+    : null;
   const go = (event) => {
     event.preventDefault();
     const checked = checkName(name.value);
@@ -351,7 +370,16 @@ function nameScreen() {
     app.typed = name.value;
     app.notice = "";
     app.suggestion = null;
-    app.link.start(password.value ? { name: checked.name, password: password.value } : { name: checked.name, guest: true });
+    if (serverPassword) {
+      store.set("serverPassword", serverPassword.value);
+      app.askServerPassword = false;
+    }
+    // The same name with no password typed, after a refusal of the server password only: the
+    // login token this device holds (a guest stays the same guest, an account needs no password).
+    const kept = store.get("profile", null);
+    const again = kept?.token && !password.value && kept.name === checked.name;
+    const profile = again ? kept : password.value ? { name: checked.name, password: password.value } : { name: checked.name, guest: true };
+    app.link.start(withServerPassword(profile));
     password.value = ""; // (kept nowhere: the Link sends it once, then logs in with the token)
     show("lobby");
   };
@@ -378,6 +406,8 @@ function nameScreen() {
     refusal,
     h("label", { for: "password" }, "Password (optional)"),
     password,
+    serverPassword ? h("label", { for: "server-password" }, "The server's password") : null,
+    serverPassword,
     h("button", { type: "submit", class: "primary", id: "enter" }, "Enter"),
   );
 }

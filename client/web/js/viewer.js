@@ -12,7 +12,8 @@ import { Link, serverUrl, wakeOnReturn } from "./net.js";
  * Connect and log in as a viewer. `onReady(loggedIn)` after every (re)connection,
  * `onMessage(msg)` with each pushed message, `onStatus(text)` with the connection's state (""
  * when online; the page's #status shows it too), `onRefused(text)` when the server does not let
- * a viewer in (a server password, which these pages cannot give). Returns the Link, whose
+ * a viewer in (a server password this device has not been given: the game page asks for it and
+ * keeps it, see app.js).  Returns the Link, whose
  * request() the page uses.
  */
 export function openViewer({ onReady, onStatus = () => {}, onRefused = () => {}, onMessage = () => {} }) {
@@ -27,9 +28,24 @@ export function openViewer({ onReady, onStatus = () => {}, onRefused = () => {},
       }
       onStatus(text);
     },
-    onLoginFailed: (err) => onRefused(`This server does not let the page in: ${err.message}`),
+    onLoginFailed: (err) =>
+      onRefused(
+        err.code === "SERVER_PASSWORD_REQUIRED" || err.error.reason === "SERVER_PASSWORD"
+          ? "This server has a password: enter it once on this device on the game page (/), then come back."
+          : `This server does not let the page in: ${err.message}`,
+      ),
   });
   wakeOnReturn(link);
-  link.start({ name: "viewer", viewer: true }); // (the name is the server's to give)
+  const profile = { name: "viewer", viewer: true }; // (the name is the server's to give)
+  link.start(serverPassword() ? { ...profile, serverPassword: serverPassword() } : profile);
   return link;
+}
+
+/** The server password the game page was given on this device (app.js keeps it), or null. */
+function serverPassword() {
+  try {
+    return JSON.parse(localStorage.getItem("shithead.serverPassword"));
+  } catch {
+    return null;
+  }
 }
