@@ -96,6 +96,30 @@ def test_a_build_is_used_only_while_its_sources_are_unchanged(tmp_path: Path, mo
     assert mypyc_loader.decide(str(manifest), str(tmp_path))[0] == "stale"
 
 
+def test_a_module_added_since_the_build_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new module the build's rule would compile (its include globs, less its exclusions) makes
+    the build stale: it would otherwise run interpreted under a status that says compiled."""
+    monkeypatch.delenv("SHITHEAD_BUILD", raising=False)
+    source = tmp_path / "m.py"
+    source.write_text("X = 1\n")
+    manifest = _manifest(tmp_path, source)
+    written = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**written, "include": ["*.py"], "exclude": ["slow_*.py"]}))
+    assert mypyc_loader.decide(str(manifest), str(tmp_path))[0] == "compiled"
+    (tmp_path / "slow_io.py").write_text("Y = 1\n")  # excluded by the rule: left pure, as built
+    (tmp_path / "__init__.py").write_text("")  # never compiled
+    assert mypyc_loader.decide(str(manifest), str(tmp_path))[0] == "compiled"
+    (tmp_path / "codec.py").write_text("Z = 1\n")  # the rule would compile it: stale
+    state, reason, modules = mypyc_loader.decide(str(manifest), str(tmp_path))
+    assert (state, modules) == ("stale", {}) and reason == "codec.py added since the build"
+
+
+def test_the_build_selects_by_the_loaders_rule() -> None:
+    """tools/mypyc_build.py compiles exactly what the loader's rule selects, and records the rule."""
+    assert mypyc_build.COMPILED == mypyc_loader.select(str(ROOT), mypyc_build.INCLUDE, mypyc_build.PURE)
+    assert "protocol/codec.py" in mypyc_build.COMPILED and "protocol/messages.py" not in mypyc_build.COMPILED
+
+
 def test_shithead_build_pure_ignores_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "m.py"
     source.write_text("X = 1\n")

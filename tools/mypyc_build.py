@@ -17,7 +17,6 @@ compiled source is unchanged since the build, and otherwise leaves the pure sour
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import glob
 import hashlib
 import json
@@ -26,6 +25,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+
+from mypyc_loader import select  # (tools/ is this script's directory: its sibling)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "build", "mypyc")
@@ -60,18 +61,13 @@ PURE = (
 
 #: The server's subpackages compiled besides the engine (``tournament/`` and ``ladder/`` are not).
 SHELL_PACKAGES = tuple(f"server/{p}/*.py" for p in ("shell", "login", "tables", "records", "storage"))
+#: Where the compiled modules are found: every module these globs find but :data:`PURE`.
+INCLUDE = ("server/engine/*.py", "protocol/*.py", "server/*.py", *SHELL_PACKAGES)
 
 
 def compiled_sources() -> list[str]:
-    """The compiled modules, as paths relative to the root."""
-    out = []
-    for pattern in ("server/engine/*.py", "protocol/*.py", "server/*.py", *SHELL_PACKAGES):
-        for path in sorted(glob.glob(pattern, root_dir=ROOT)):
-            name = os.path.basename(path)
-            if name in ("__init__.py", "__main__.py") or any(fnmatch.fnmatch(path, p) for p in PURE):
-                continue
-            out.append(path)
-    return out
+    """The compiled modules, as paths relative to the root (the loader's rule, one place)."""
+    return select(ROOT, INCLUDE, PURE)
 
 
 COMPILED = compiled_sources()
@@ -123,7 +119,13 @@ def build() -> int:
         modules[_module_name(rel)] = os.path.join("lib", so)
     for so in glob.glob("*__mypyc" + suffix, root_dir=LIB):  # the shared library of the group
         modules[so[: -len(suffix)]] = os.path.join("lib", so)
-    manifest = {"python": sys.implementation.cache_tag, "sources": sources, "modules": modules}
+    manifest = {
+        "python": sys.implementation.cache_tag,
+        "sources": sources,
+        "modules": modules,
+        "include": list(INCLUDE),
+        "exclude": list(PURE),
+    }
     with open(MANIFEST, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     loader = os.path.join(ROOT, "tools", "mypyc_loader.py")

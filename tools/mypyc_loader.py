@@ -11,11 +11,14 @@ The extension modules live outside the packages, so a checkout without this file
 (a clone, another venv, ``tools/mypyc_build.py clean``) can only import the sources; and a
 source changed since the build (an edit, a pull, a branch switched) turns the whole build off,
 never one module of it, so that compiled and pure classes of two different versions are never
-mixed.
+mixed. A module added since the build that the build's rule (:func:`select`) would compile turns
+it off too: it would run interpreted while the status said "compiled".
 """
 
 from __future__ import annotations
 
+import fnmatch
+import glob
 import hashlib
 import json
 import os
@@ -40,6 +43,21 @@ class CompiledFinder:
         if so is None:
             return None
         return spec_from_file_location(fullname, so, loader=ExtensionFileLoader(fullname, so))
+
+
+def select(root: str, include: Sequence[str], exclude: Sequence[str]) -> list[str]:
+    """The modules a build compiles, as paths relative to ``root``: those the ``include`` globs
+    find, in order, but package ``__init__`` and ``__main__`` modules and those an ``exclude``
+    pattern matches. (tools/mypyc_build.py builds what this selects, and records both lists in
+    the manifest, so that a module added later is noticed.)"""
+    out = []
+    for pattern in include:
+        for path in sorted(glob.glob(pattern, root_dir=root)):
+            name = os.path.basename(path)
+            if name in ("__init__.py", "__main__.py") or any(fnmatch.fnmatch(path, p) for p in exclude):
+                continue
+            out.append(path)
+    return out
 
 
 def _sha256(path: str) -> str:
@@ -76,6 +94,10 @@ def decide(manifest_path: str = MANIFEST, root: str = ROOT) -> tuple[str, str, d
     changed = _changed(manifest, root)
     if changed is not None:
         return "stale", f"{changed} changed since the build", {}
+    if "include" in manifest:  # (a manifest of an older build has no rule to check)
+        added = [p for p in select(root, manifest["include"], manifest["exclude"]) if p not in manifest["sources"]]
+        if added:
+            return "stale", f"{added[0]} added since the build", {}
     base = os.path.dirname(manifest_path)
     return "compiled", "", {name: os.path.join(base, so) for name, so in manifest["modules"].items()}
 
