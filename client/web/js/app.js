@@ -5,12 +5,13 @@
 // {name, guest, token}, where token is the login token of logged_in (never a password: a
 // password is sent once, at the login typed on the name screen, and kept nowhere), each seat's
 // token, and the server's own password if it has one (asked when the server refuses a login
-// without it; the read-only pages of viewer.js read it too). On every (re)connection the Link logs in with the login token (a guest adds a
-// seat token it holds) and the page resumes every seat it holds, so a player returns to the seat
-// without a tap. A token the server refuses (it ended with a logout) brings the name screen
-// back. "Log out" ends the token on the server and forgets the profile and the seat tokens here
-// (the seats stay held on the server, for a device that still holds them). sessionStorage keeps
-// each table's feed and chat for this tab. The page shows only what the server sent this seat.
+// without it; the read-only pages of viewer.js read it too). On every (re)connection the Link
+// logs in with the login token (a guest adds a seat token it holds) and the page resumes every
+// seat it holds, so a player returns to the seat without a tap. A token the server refuses (it
+// ended with a logout) brings the name screen back. "Log out" ends the token on the server and
+// forgets the profile and the seat tokens here (the seats stay held on the server, for a device
+// that still holds them). sessionStorage keeps each table's feed and chat for this tab. The page
+// shows only what the server sent this seat.
 //
 // The screens are built by lobby.js and table.js from the data kept here; every message draws
 // the screen again, keeping the focus, what is typed and which panels are open.

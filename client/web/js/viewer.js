@@ -13,8 +13,7 @@ import { Link, serverUrl, wakeOnReturn } from "./net.js";
  * `onMessage(msg)` with each pushed message, `onStatus(text)` with the connection's state (""
  * when online; the page's #status shows it too), `onRefused(text)` when the server does not let
  * a viewer in (a server password this device has not been given: the game page asks for it and
- * keeps it, see app.js).  Returns the Link, whose
- * request() the page uses.
+ * keeps it, see app.js). Returns the Link, whose request() the page uses.
  */
 export function openViewer({ onReady, onStatus = () => {}, onRefused = () => {}, onMessage = () => {} }) {
   const link = new Link(serverUrl(), {
@@ -30,7 +29,7 @@ export function openViewer({ onReady, onStatus = () => {}, onRefused = () => {},
     },
     onLoginFailed: (err) =>
       onRefused(
-        err.code === "SERVER_PASSWORD_REQUIRED" || err.error.reason === "SERVER_PASSWORD"
+        err.code === "SERVER_PASSWORD_REQUIRED" || (err.code === "AUTH_FAILED" && err.error.reason === "SERVER_PASSWORD")
           ? "This server has a password: enter it once on this device on the game page (/), then come back."
           : `This server does not let the page in: ${err.message}`,
       ),
