@@ -124,6 +124,8 @@ function loginRefused(err) {
   app.suggestion = err.code === "NAME_TAKEN" ? (err.error.suggestion ?? null) : null;
   app.me = null;
   show("name");
+  // (on a phone held sideways or a zoomed page the new field is below the fold: bring it up)
+  if (app.askServerPassword) document.getElementById("server-password")?.focus();
 }
 
 function status(text) {

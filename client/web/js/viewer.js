@@ -36,7 +36,8 @@ export function openViewer({ onReady, onStatus = () => {}, onRefused = () => {},
   });
   wakeOnReturn(link);
   const profile = { name: "viewer", viewer: true }; // (the name is the server's to give)
-  link.start(serverPassword() ? { ...profile, serverPassword: serverPassword() } : profile);
+  const kept = serverPassword();
+  link.start(kept ? { ...profile, serverPassword: kept } : profile);
   return link;
 }
 
